@@ -1,0 +1,85 @@
+# nprocguard -- GNU Make. `make` builds, `make check` builds twice (plain and
+# with ASan/UBSan) and runs every test against both, `make demo` prints the
+# seed scenarios side by side under all policies.
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+DESTDIR   ?=
+
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+PKGS      := smartcols libcap
+CPPFLAGS  += -D_GNU_SOURCE -DNPG_VERSION='"$(VERSION)"' -Isrc $(shell pkg-config --cflags $(PKGS))
+WARN      := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+LDLIBS    += $(shell pkg-config --libs $(PKGS))
+
+BUILD     ?= build
+ifeq ($(SAN),1)
+CFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS   += -fsanitize=address,undefined
+endif
+
+LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*.c \
+               src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c))
+CLI_SRC   := $(sort $(wildcard src/cli/*.c))
+UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
+
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+LIBA      := $(BUILD)/libnprocguard.a
+BIN       := $(BUILD)/nprocguard
+
+.PHONY: all check test demo install clean fuzz
+all: $(BIN) $(UNIT_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+# Every test runs against the plain build and the sanitized one.
+test: all
+	NPG_BUILD=$(abspath $(BUILD)) prove -f tests/run-unit.sh tests/cli/*.t
+
+check:
+	$(MAKE) --no-print-directory BUILD=build all
+	$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
+	NPG_BUILD=$(abspath build) prove tests/run-unit.sh tests/cli/*.t
+	NPG_BUILD=$(abspath build-san) ASAN_OPTIONS=detect_leaks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove tests/run-unit.sh tests/cli/*.t
+
+demo: $(BIN)
+	@$(BIN) run scenarios/article/*.npg
+
+# libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds a run.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
+	  CFLAGS='-O1 -g -fsanitize=fuzzer-no-link,address,undefined' build-fuzz/libnprocguard.a
+	clang $(WARN) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
+	  -o build-fuzz/fuzz-parser fuzz/fuzz-parser.c build-fuzz/libnprocguard.a $(LDLIBS)
+	mkdir -p fuzz/corpus
+	build-fuzz/fuzz-parser -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	  -dict=fuzz/scenario.dict fuzz/corpus scenarios/article scenarios/regression
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/nprocguard
+	install -m 0644 doc/nprocguard.1 $(DESTDIR)$(MANDIR)/man1/nprocguard.1
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(shell find build build-san -name '*.d' 2>/dev/null)

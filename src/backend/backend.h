@@ -1,0 +1,44 @@
+/*
+ * One interface, two implementations: the model (a policy's decisions) and
+ * the running kernel (real processes and system calls). A scenario runs
+ * unchanged on either; the runner only sees results and observations.
+ */
+#ifndef NPG_BACKEND_BACKEND_H
+#define NPG_BACKEND_BACKEND_H
+
+#include "model/model.h"
+#include "model/policy.h"
+#include "scenario/scenario.h"
+
+struct npg_backend;
+
+struct npg_backend_ops {
+	/* Create the scenario's users and initial tasks. 0, or -1 with b->error. */
+	int (*start)(struct npg_backend *b, const struct npg_scenario *sc);
+	/* Run one step; an unreproducible step sets b->reason. */
+	struct npg_result (*step)(struct npg_backend *b, const struct npg_stmt *st);
+	/* What a task looks like now: state, credentials, flag, exit, limits. */
+	void (*view)(struct npg_backend *b, int task, struct npg_task *out);
+	/* A user's count: tasks, threads and zombies charged to it. */
+	long (*count)(struct npg_backend *b, npg_id uid);
+	/* Tear everything down; safe after a failed start. */
+	void (*stop)(struct npg_backend *b);
+};
+
+struct npg_backend {
+	const struct npg_backend_ops *ops;
+	/* the policy whose expectations apply: the modelled one, or the
+	 * running kernel's era */
+	const struct npg_policy *policy;
+	char label[64];
+	char error[256];
+	char reason[256];
+	uint64_t cap_bset;	/* the capability bounding set tasks start with */
+	void *priv;
+};
+
+/* The model of @policy; tasks start with bounding set @cap_bset. */
+void npg_model_backend_init(struct npg_backend *b, const struct npg_policy *policy,
+			    uint64_t cap_bset);
+
+#endif

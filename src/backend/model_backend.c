@@ -1,0 +1,137 @@
+/* The model backend: steps go to the model core and its policy. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+
+struct model_priv {
+	struct npg_world world;
+};
+
+static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
+{
+	struct model_priv *m = calloc(1, sizeof(*m));
+
+	if (!m || npg_world_init(&m->world, b->policy, sc->ntasks) < 0) {
+		free(m);
+		snprintf(b->error, sizeof(b->error), "out of memory");
+		return -1;
+	}
+	b->priv = m;
+	for (int i = 0; i < sc->nnames; i++)
+		if (!sc->names[i].group && sc->names[i].procs)
+			npg_count_add(&m->world, sc->names[i].id, sc->names[i].procs);
+	for (int i = 0; i < sc->ntasks; i++) {
+		const struct npg_task_decl *d = &sc->tasks[i];
+		struct npg_cred cred = d->cred;
+
+		if (!d->initial)
+			continue;
+		/* an explicit set is taken as written; root's implicit one is
+		 * whatever the bounding set allows */
+		cred.cap_bset = b->cap_bset;
+		if (!d->caps_explicit) {
+			cred.cap_permitted &= b->cap_bset;
+			cred.cap_effective &= b->cap_bset;
+		}
+		npg_task_spawn(&m->world, i, &cred, d->nproc_cur, d->nproc_max);
+	}
+	return 0;
+}
+
+static struct npg_result model_step(struct npg_backend *b, const struct npg_stmt *st)
+{
+	struct npg_world *w = &((struct model_priv *)b->priv)->world;
+	const struct npg_op *op = &st->op;
+	int t = st->task;
+	uint64_t eff, prm;
+
+	if (!npg_alive(&w->tasks[t]))
+		return (struct npg_result){ .kind = NPG_R_DEAD };
+	switch (op->code) {
+	case NPG_OP_FORK:
+	case NPG_OP_THREAD:
+		return npg_sys_fork(w, t, op->target, op->code == NPG_OP_THREAD);
+	case NPG_OP_EXIT:
+		return npg_sys_exit(w, t, op->value);
+	case NPG_OP_WAIT:
+		return npg_sys_wait(w, t, op->target);
+	case NPG_OP_SETUID:
+	case NPG_OP_SETGID:
+		return npg_sys_setuid(w, t, op->code == NPG_OP_SETGID, op->id[0]);
+	case NPG_OP_SETEUID:	/* glibc: setresuid(-1, euid, -1) */
+	case NPG_OP_SETEGID:
+		return npg_sys_setresuid(w, t, op->code == NPG_OP_SETEGID, NPG_ID_NONE, op->id[0],
+					 NPG_ID_NONE);
+	case NPG_OP_SETREUID:
+	case NPG_OP_SETREGID:
+		return npg_sys_setreuid(w, t, op->code == NPG_OP_SETREGID, op->id[0], op->id[1]);
+	case NPG_OP_SETRESUID:
+	case NPG_OP_SETRESGID:
+		return npg_sys_setresuid(w, t, op->code == NPG_OP_SETRESGID, op->id[0], op->id[1],
+					 op->id[2]);
+	case NPG_OP_SETFSUID:
+	case NPG_OP_SETFSGID:
+		return npg_sys_setfsuid(w, t, op->code == NPG_OP_SETFSGID, op->id[0]);
+	case NPG_OP_SETGROUPS:
+		return npg_sys_setgroups(w, t, op->ngroups, op->groups);
+	case NPG_OP_SETRLIMIT:
+	case NPG_OP_PRLIMIT:
+		return npg_sys_prlimit(w, t, op->target, op->lim_cur, op->lim_max);
+	case NPG_OP_KEEPCAPS:
+		return npg_sys_keepcaps(w, t, op->value);
+	case NPG_OP_CAPSET:
+		npg_capset_compute(op, w->tasks[t].cred.cap_effective,
+				   w->tasks[t].cred.cap_permitted, &eff, &prm);
+		return npg_sys_capset(w, t, eff, prm);
+	case NPG_OP_EXECVE:
+		return npg_sys_execve(w, t);
+	}
+	return (struct npg_result){ .kind = NPG_R_ERRNO, .value = ENOSYS };
+}
+
+static void model_view(struct npg_backend *b, int task, struct npg_task *out)
+{
+	const struct npg_world *w = &((struct model_priv *)b->priv)->world;
+
+	*out = w->tasks[task];
+	/* limits live in the thread group's signal_struct */
+	out->nproc_cur = w->tasks[out->leader].nproc_cur;
+	out->nproc_max = w->tasks[out->leader].nproc_max;
+}
+
+static long model_count(struct npg_backend *b, npg_id uid)
+{
+	return npg_count_of(&((struct model_priv *)b->priv)->world, uid);
+}
+
+static void model_stop(struct npg_backend *b)
+{
+	struct model_priv *m = b->priv;
+
+	if (!m)
+		return;
+	npg_world_free(&m->world);
+	free(m);
+	b->priv = NULL;
+}
+
+static const struct npg_backend_ops model_ops = {
+	.start = model_start,
+	.step = model_step,
+	.view = model_view,
+	.count = model_count,
+	.stop = model_stop,
+};
+
+void npg_model_backend_init(struct npg_backend *b, const struct npg_policy *policy,
+			    uint64_t cap_bset)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = &model_ops;
+	b->policy = policy;
+	b->cap_bset = cap_bset;
+	snprintf(b->label, sizeof(b->label), "%s", policy->name);
+}

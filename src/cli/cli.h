@@ -1,0 +1,20 @@
+/* Subcommands of the nprocguard binary. */
+#ifndef NPG_CLI_CLI_H
+#define NPG_CLI_CLI_H
+
+#include <stdnoreturn.h>
+
+/* Exit codes shared by the subcommands */
+#define NPG_EXIT_OK 0
+#define NPG_EXIT_FAILED 1	/* an expectation failed, a difference was found */
+#define NPG_EXIT_USAGE 2	/* bad usage or bad input */
+
+int npg_cmd_run(int argc, char **argv);
+int npg_cmd_policies(int argc, char **argv);
+
+/* "Try 'nprocguard CMD --help'." and exit 2 */
+noreturn void npg_usage_error(const char *cmd);
+/* Policies from "NAME[,NAME]" or "all": a bit mask; -1 on an unknown name (reported). */
+long npg_parse_policy_list(const char *arg);
+
+#endif

@@ -1,0 +1,61 @@
+/* Credentials and capabilities of one task, as struct cred has them. */
+#ifndef NPG_MODEL_CRED_H
+#define NPG_MODEL_CRED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint32_t npg_id;			/* uid_t / gid_t */
+#define NPG_ID_NONE ((npg_id)-1)		/* "-1": leave unchanged / invalid */
+#define NPG_NGROUPS 32				/* supplementary groups kept by the model */
+
+/* Kernel capability numbers (include/uapi/linux/capability.h). */
+enum {
+	NPG_CAP_CHOWN = 0, NPG_CAP_DAC_OVERRIDE = 1, NPG_CAP_DAC_READ_SEARCH = 2,
+	NPG_CAP_FOWNER = 3, NPG_CAP_FSETID = 4, NPG_CAP_SETGID = 6,
+	NPG_CAP_SETUID = 7, NPG_CAP_SETPCAP = 8, NPG_CAP_LINUX_IMMUTABLE = 9,
+	NPG_CAP_SYS_ADMIN = 21, NPG_CAP_SYS_RESOURCE = 24, NPG_CAP_MKNOD = 27,
+	NPG_CAP_MAC_OVERRIDE = 32, NPG_CAP_LAST = 40,
+};
+#define NPG_CAP(n) ((uint64_t)1 << (n))
+#define NPG_CAP_ALL ((NPG_CAP(NPG_CAP_LAST) << 1) - 1)
+/* CAP_FS_MASK (include/linux/capability.h): what fsuid 0 <-> non-0 toggles. */
+#define NPG_CAP_FS_MASK (NPG_CAP(NPG_CAP_CHOWN) | NPG_CAP(NPG_CAP_DAC_OVERRIDE) | \
+	NPG_CAP(NPG_CAP_DAC_READ_SEARCH) | NPG_CAP(NPG_CAP_FOWNER) | \
+	NPG_CAP(NPG_CAP_FSETID) | NPG_CAP(NPG_CAP_LINUX_IMMUTABLE) | \
+	NPG_CAP(NPG_CAP_MAC_OVERRIDE) | NPG_CAP(NPG_CAP_MKNOD))
+
+/* real, effective, saved and filesystem ids: the same four for uids and gids */
+struct npg_ids {
+	npg_id real, eff, saved, fs;
+};
+
+struct npg_cred {
+	struct npg_ids uid, gid;
+	int ngroups;
+	npg_id groups[NPG_NGROUPS];
+	uint64_t cap_effective, cap_permitted, cap_bset;
+	bool keepcaps;		/* SECURE_KEEP_CAPS, set by prctl(PR_SET_KEEPCAPS) */
+	/*
+	 * Whose per-user count the task is charged to: cred->user (a user_struct
+	 * keyed by the real uid) up to 5.13, cred->ucounts since 5.14 (keyed by
+	 * the effective uid in 5.14-5.16, by the real uid again since 5.17).
+	 */
+	npg_id charged_to;
+};
+
+/* include/linux/cred.h: INIT_USER is the root user of the initial namespace. */
+#define NPG_INIT_USER 0
+
+static inline bool npg_cap_has(uint64_t set, int cap)
+{
+	return (set & NPG_CAP(cap)) != 0;
+}
+
+/* security/commoncap.c: cap_emulate_setxuid() and the LSM_SETID_FS case. */
+void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool fs_only);
+/* security/commoncap.c: cap_bprm_creds_from_file() for a file without
+ * capabilities or set-id bits, plus the id fix-up at its end. */
+void npg_cap_bprm_creds(struct npg_cred *new);
+
+#endif

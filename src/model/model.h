@@ -1,0 +1,103 @@
+/*
+ * The executable model of process accounting: tasks, their credentials,
+ * per-user counts, and the system calls that change them. What stays the
+ * same across kernel eras lives here; what changed is asked of a policy
+ * (policy.h) through hooks named after the kernel functions.
+ */
+#ifndef NPG_MODEL_MODEL_H
+#define NPG_MODEL_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/cred.h"
+
+#define NPG_RLIM_INFINITY UINT64_MAX	/* RLIM_INFINITY */
+#define NPG_HARNESS (-1)		/* parent of the scenario's top-level tasks */
+
+struct npg_policy;
+
+enum npg_task_state {
+	NPG_TASK_ABSENT,	/* never created (its fork failed or was not reached) */
+	NPG_TASK_RUNNING,
+	NPG_TASK_ZOMBIE,	/* exited, not yet reaped: still counted */
+	NPG_TASK_REAPED,	/* released: no longer counted */
+};
+
+struct npg_task {
+	struct npg_cred cred;
+	enum npg_task_state state;
+	bool nproc_exceeded;	/* PF_NPROC_EXCEEDED */
+	int parent;		/* index of the parent's thread-group leader, or NPG_HARNESS */
+	int leader;		/* index of the thread-group leader (itself for a process) */
+	int exit_code;		/* when exited normally */
+	int exit_signal;	/* 0, or the signal that killed it */
+	/* signal->rlim[RLIMIT_NPROC]: per process; threads read their leader's */
+	uint64_t nproc_cur, nproc_max;
+};
+
+struct npg_count {
+	npg_id uid;
+	long count;		/* user_struct->processes / ucounts RLIMIT_NPROC */
+};
+
+struct npg_world {
+	const struct npg_policy *policy;
+	int ntasks;
+	struct npg_task *tasks;
+	int ncounts;
+	struct npg_count *counts;
+};
+
+/* A system call's outcome. */
+enum npg_result_kind {
+	NPG_R_OK,		/* returned 0 */
+	NPG_R_ERRNO,		/* returned -1 with errno = value */
+	NPG_R_ID,		/* returned a uid or gid (setfsuid, setfsgid) */
+	NPG_R_KILLED,		/* the task died of signal = value during the call */
+	NPG_R_RUNNING,		/* wait: the child has not exited */
+	NPG_R_DEAD,		/* the task was not alive, so the step did not run */
+	NPG_R_UNREPRODUCIBLE,	/* real backend: this step cannot be made faithfully here */
+};
+
+struct npg_result {
+	enum npg_result_kind kind;
+	long value;
+};
+
+int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks);
+void npg_world_free(struct npg_world *w);
+
+/* Accounting */
+long npg_count_of(const struct npg_world *w, npg_id uid);
+void npg_count_add(struct npg_world *w, npg_id uid, long delta);
+long npg_task_count(const struct npg_world *w, const struct npg_task *t);
+uint64_t npg_rlimit_nproc(const struct npg_world *w, const struct npg_task *t);
+bool npg_capable(const struct npg_task *t, int cap);
+bool npg_alive(const struct npg_task *t);
+
+/* Creating the scenario's initial tasks: charged like any task. */
+void npg_task_spawn(struct npg_world *w, int idx, const struct npg_cred *cred,
+		    uint64_t nproc_cur, uint64_t nproc_max);
+
+/* A fatal signal to @t's whole thread group (force_sig() of a fatal signal). */
+void npg_task_kill(struct npg_world *w, int t, int sig);
+
+/* System calls, by the task at index @t. */
+struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool thread);
+struct npg_result npg_sys_exit(struct npg_world *w, int t, int code);
+struct npg_result npg_sys_wait(struct npg_world *w, int t, int child);
+struct npg_result npg_sys_setuid(struct npg_world *w, int t, bool gid, npg_id id);
+struct npg_result npg_sys_setreuid(struct npg_world *w, int t, bool gid, npg_id r, npg_id e);
+struct npg_result npg_sys_setresuid(struct npg_world *w, int t, bool gid,
+				    npg_id r, npg_id e, npg_id s);
+struct npg_result npg_sys_setfsuid(struct npg_world *w, int t, bool gid, npg_id id);
+struct npg_result npg_sys_setgroups(struct npg_world *w, int t, int n, const npg_id *groups);
+struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
+				  uint64_t cur, uint64_t max);
+struct npg_result npg_sys_keepcaps(struct npg_world *w, int t, bool on);
+struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
+				 uint64_t permitted);
+struct npg_result npg_sys_execve(struct npg_world *w, int t);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * Linux 5.14 - 5.16: RLIMIT_NPROC moved into ucounts (commit 21d1c5e386bc,
+ * 5.14) with the regressions fixed in 5.17 by 8f2f9c4d82f2, a55d07294f1e,
+ * c923a8e7edb0 and c16bdeb5a39f. The capable() exemption in set_user() is
+ * 2863643fb8b9 (5.15); stable backports of the fixes may differ.
+ */
+#include <errno.h>
+
+#include "model/policy.h"
+
+/*
+ * kernel/fork.c, copy_process() in 5.14: the test runs before
+ * copy_creds() charges the child and compares with ">" (is_ucounts_overlimit),
+ * so a user reaches L+1 tasks. Fixed by 8f2f9c4d82f2 ("ucounts: Enforce
+ * RLIMIT_NPROC not RLIMIT_NPROC+1").
+ */
+static int copy_process(struct npg_world *w, struct npg_task *parent)
+{
+	if (npg_count_over(npg_task_count(w, parent), npg_rlimit_nproc(w, parent)) &&
+	    parent->cred.uid.real != NPG_INIT_USER &&
+	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) && !npg_capable(parent, NPG_CAP_SYS_ADMIN))
+		return -EAGAIN;
+	parent->nproc_exceeded = false;
+	return 0;
+}
+
+/*
+ * kernel/sys.c, set_user() in 5.15/5.16:
+ *	if (is_ucounts_overlimit(new->ucounts, UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC)) &&
+ *	    new_user != INIT_USER &&
+ *	    !capable(CAP_SYS_RESOURCE) && !capable(CAP_SYS_ADMIN))
+ *		current->flags |= PF_NPROC_EXCEEDED;
+ * new->ucounts is still the caller's own here (set_cred_ucounts() runs
+ * later; fixed by c923a8e7edb0), and capable() reads the caller's current,
+ * pre-setuid credentials (2863643fb8b9), so a root caller is never flagged.
+ */
+static int set_user(struct npg_world *w, struct npg_task *cur, const struct npg_cred *new)
+{
+	cur->nproc_exceeded =
+		npg_count_over(npg_count_of(w, new->charged_to), npg_rlimit_nproc(w, cur)) &&
+		new->uid.real != NPG_INIT_USER &&
+		!npg_capable(cur, NPG_CAP_SYS_RESOURCE) && !npg_capable(cur, NPG_CAP_SYS_ADMIN);
+	return 0;
+}
+
+/*
+ * kernel/cred.c, set_cred_ucounts() in 5.14-5.16:
+ *	new_ucounts = alloc_ucounts(new->user_ns, new->euid);
+ * keyed on the effective uid (fixed by a55d07294f1e, "ucounts: Base
+ * set_cred_ucounts changes on the real user"). Only reached when the real
+ * user changed.
+ */
+static npg_id set_cred_ucounts(const struct npg_cred *old, const struct npg_cred *new)
+{
+	(void)old;
+	return new->uid.eff;
+}
+
+/* fs/exec.c in 5.14: 3.1's test on the task's ucounts, ">" */
+static int execve(struct npg_world *w, struct npg_task *cur)
+{
+	if (cur->nproc_exceeded &&
+	    npg_count_over(npg_task_count(w, cur), npg_rlimit_nproc(w, cur)))
+		return -EAGAIN;
+	cur->nproc_exceeded = false;
+	return 0;
+}
+
+const struct npg_policy npg_policy_linux_5_14 = {
+	.name = "linux-5.14",
+	.kernels = "5.14 - 5.16",
+	.source = "commits 21d1c5e386bc, 2863643fb8b9; fixes 8f2f9c4d82f2, a55d07294f1e, c923a8e7edb0",
+	.summary = "ucounts regressions: fork allows L+1, counts keyed on euid, root callers never flagged",
+	.has_flag = true,
+	.copy_process = copy_process,
+	.set_user = set_user,
+	.set_cred_ucounts = set_cred_ucounts,
+	.execve = execve,
+};

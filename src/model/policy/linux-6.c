@@ -1,0 +1,92 @@
+/* Linux 5.17 - 6.x: ucounts with Eric Biederman's February 2022 fixes. */
+#include <errno.h>
+
+#include "model/policy.h"
+
+/*
+ * kernel/fork.c, copy_process() since 5.17 (8f2f9c4d82f2): copy_creds()
+ * has already charged the child, then
+ *	if (is_rlimit_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC))) {
+ *		if (p->real_cred->user != INIT_USER &&
+ *		    !capable(CAP_SYS_RESOURCE) && !capable(CAP_SYS_ADMIN))
+ *			goto bad_fork_cleanup_count;
+ *	}
+ *	current->flags &= ~PF_NPROC_EXCEEDED;
+ * N + 1 > L is N >= L: the same net limit as 2.6.
+ */
+static int copy_process(struct npg_world *w, struct npg_task *parent)
+{
+	long with_child = npg_task_count(w, parent) + 1;
+
+	if (npg_count_over(with_child, npg_rlimit_nproc(w, parent)) &&
+	    parent->cred.uid.real != NPG_INIT_USER &&
+	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) && !npg_capable(parent, NPG_CAP_SYS_ADMIN))
+		return -EAGAIN;
+	parent->nproc_exceeded = false;
+	return 0;
+}
+
+/* kernel/sys.c, set_user() since 5.17 (c923a8e7edb0): only switches user_struct */
+static int set_user(struct npg_world *w, struct npg_task *cur, const struct npg_cred *new)
+{
+	(void)w, (void)cur, (void)new;
+	return 0;
+}
+
+/* kernel/cred.c, set_cred_ucounts() since 5.17 (a55d07294f1e): the real uid */
+static npg_id set_cred_ucounts(const struct npg_cred *old, const struct npg_cred *new)
+{
+	(void)old;
+	return new->uid.real;
+}
+
+/*
+ * kernel/sys.c, flag_nproc_exceeded(), called by set*uid after
+ * set_cred_ucounts() and before commit_creds() -- so the caller is not yet
+ * in the new user's count:
+ *	if (new->ucounts == current_ucounts()) return;
+ *	if (is_rlimit_overlimit(new->ucounts, UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC)) &&
+ *	    new->user != INIT_USER)
+ *		current->flags |= PF_NPROC_EXCEEDED;
+ *	else
+ *		current->flags &= ~PF_NPROC_EXCEEDED;
+ * ">" where 3.1 had ">=": a user can reach L+1 through setuid()+execve().
+ */
+static void flag_nproc_exceeded(struct npg_world *w, struct npg_task *cur,
+				const struct npg_cred *new)
+{
+	if (new->charged_to == cur->cred.charged_to)
+		return;
+	cur->nproc_exceeded =
+		npg_count_over(npg_count_of(w, new->charged_to), npg_rlimit_nproc(w, cur)) &&
+		new->uid.real != NPG_INIT_USER;
+}
+
+/*
+ * fs/exec.c, do_execveat_common():
+ *	if ((current->flags & PF_NPROC_EXCEEDED) &&
+ *	    is_rlimit_overlimit(current_ucounts(), UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC))) {
+ *		retval = -EAGAIN; goto out_ret; }
+ *	current->flags &= ~PF_NPROC_EXCEEDED;
+ */
+static int execve(struct npg_world *w, struct npg_task *cur)
+{
+	if (cur->nproc_exceeded &&
+	    npg_count_over(npg_task_count(w, cur), npg_rlimit_nproc(w, cur)))
+		return -EAGAIN;
+	cur->nproc_exceeded = false;
+	return 0;
+}
+
+const struct npg_policy npg_policy_linux_6 = {
+	.name = "linux-6",
+	.kernels = "5.17 - 6.x",
+	.source = "kernel/fork.c, kernel/sys.c, fs/exec.c of 6.1; commits 8f2f9c4d82f2, c923a8e7edb0",
+	.summary = "ucounts: set*uid flags only over the limit (> L); execve re-checks; fork clears",
+	.has_flag = true,
+	.copy_process = copy_process,
+	.set_user = set_user,
+	.set_cred_ucounts = set_cred_ucounts,
+	.flag_nproc_exceeded = flag_nproc_exceeded,
+	.execve = execve,
+};

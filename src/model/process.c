@@ -1,0 +1,146 @@
+/* Task life cycle: copy_process(), do_exit(), release_task(), wait. */
+#include <errno.h>
+#include <signal.h>
+
+#include "model/model.h"
+#include "model/policy.h"
+
+static struct npg_result result(enum npg_result_kind kind, long value)
+{
+	return (struct npg_result){ .kind = kind, .value = value };
+}
+
+/*
+ * kernel/fork.c, copy_process(): dup_task_struct() copies the parent's
+ * flags (PF_NPROC_EXCEEDED included), copy_creds() shares or copies the
+ * credentials and charges the child to its user -- threads included
+ * (CLONE_THREAD goes through the same path). The RLIMIT_NPROC decision is
+ * the policy's.
+ */
+struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool thread)
+{
+	struct npg_task *parent = &w->tasks[t];
+	struct npg_task *c = &w->tasks[child];
+	int err;
+
+	*c = *parent;
+	c->state = NPG_TASK_ABSENT;
+	err = w->policy->copy_process(w, parent);
+	if (err)
+		return result(NPG_R_ERRNO, -err);
+	c->state = NPG_TASK_RUNNING;
+	c->exit_code = c->exit_signal = 0;
+	if (thread) {
+		c->leader = parent->leader;
+		c->parent = parent->parent;
+	} else {
+		c->leader = child;
+		c->parent = parent->leader;	/* any thread of the group may wait */
+		c->nproc_cur = w->tasks[parent->leader].nproc_cur;
+		c->nproc_max = w->tasks[parent->leader].nproc_max;
+	}
+	npg_count_add(w, c->cred.charged_to, 1);
+	return result(NPG_R_OK, 0);
+}
+
+/* kernel/exit.c, release_task(): the only place a task stops being counted */
+static void release_task(struct npg_world *w, struct npg_task *t)
+{
+	npg_count_add(w, t->cred.charged_to, -1);
+	t->state = NPG_TASK_REAPED;
+}
+
+static bool reaped_by_harness(const struct npg_world *w, const struct npg_task *t)
+{
+	return t->parent == NPG_HARNESS || !npg_alive(&w->tasks[t->parent]);
+}
+
+/*
+ * A whole thread group dies: exit_group() or a fatal signal. Other threads
+ * are released at once (exit_notify(): a non-leader autoreaps); the leader
+ * stays a zombie until its parent reaps it. Children are handed to the
+ * child reaper (forget_original_parent()), which reaps zombies at once --
+ * in the model and in the real backend the harness plays init.
+ */
+static void group_exit(struct npg_world *w, int leader, int code, int sig)
+{
+	for (int i = 0; i < w->ntasks; i++) {
+		struct npg_task *t = &w->tasks[i];
+
+		if (i != leader && t->leader == leader && npg_alive(t)) {
+			t->state = NPG_TASK_ZOMBIE;
+			release_task(w, t);
+		}
+	}
+	w->tasks[leader].state = NPG_TASK_ZOMBIE;
+	w->tasks[leader].exit_code = code;
+	w->tasks[leader].exit_signal = sig;
+	for (int i = 0; i < w->ntasks; i++) {
+		struct npg_task *t = &w->tasks[i];
+
+		if (t->parent != leader || t->leader != i)
+			continue;
+		t->parent = NPG_HARNESS;
+		if (t->state == NPG_TASK_ZOMBIE)
+			release_task(w, t);
+	}
+	if (reaped_by_harness(w, &w->tasks[leader]))
+		release_task(w, &w->tasks[leader]);
+}
+
+void npg_task_kill(struct npg_world *w, int t, int sig)
+{
+	group_exit(w, w->tasks[t].leader, 0, sig);
+}
+
+/* exit: a thread leaves alone (SYS_exit); a group leader takes the group (exit_group) */
+struct npg_result npg_sys_exit(struct npg_world *w, int t, int code)
+{
+	struct npg_task *task = &w->tasks[t];
+
+	if (task->leader != t) {
+		task->exit_code = code;
+		release_task(w, task);
+		return result(NPG_R_OK, 0);
+	}
+	group_exit(w, t, code, 0);
+	return result(NPG_R_OK, 0);
+}
+
+/* waitpid(child, WNOHANG) from any thread of the parent's group */
+struct npg_result npg_sys_wait(struct npg_world *w, int t, int child)
+{
+	struct npg_task *c = &w->tasks[child];
+
+	if (c->leader != child || c->parent != w->tasks[t].leader ||
+	    (c->state != NPG_TASK_RUNNING && c->state != NPG_TASK_ZOMBIE))
+		return result(NPG_R_ERRNO, ECHILD);
+	if (c->state == NPG_TASK_RUNNING)
+		return result(NPG_R_RUNNING, 0);
+	release_task(w, c);
+	return result(NPG_R_OK, 0);
+}
+
+/*
+ * fs/exec.c: the policy's RLIMIT_NPROC test comes first in
+ * do_execveat_common(); then de_thread() kills the other threads and
+ * the credentials are transformed (commoncap.c).
+ */
+struct npg_result npg_sys_execve(struct npg_world *w, int t)
+{
+	struct npg_task *task = &w->tasks[t];
+	int err = w->policy->execve(w, task);
+
+	if (err)
+		return result(NPG_R_ERRNO, -err);
+	for (int i = 0; i < w->ntasks; i++) {
+		struct npg_task *other = &w->tasks[i];
+
+		if (i != t && other->leader == task->leader && npg_alive(other)) {
+			other->state = NPG_TASK_ZOMBIE;
+			release_task(w, other);
+		}
+	}
+	npg_cap_bprm_creds(&task->cred);
+	return result(NPG_R_OK, 0);
+}

@@ -1,0 +1,228 @@
+/*
+ * The set*uid and set*gid families, setgroups(), prlimit() on RLIMIT_NPROC,
+ * prctl(PR_SET_KEEPCAPS) and capset(). Permission rules follow
+ * kernel/sys.c and are the same from 2.4 to 6.x; only set_user() and the
+ * ucounts bookkeeping differ between eras, and those are the policy's.
+ */
+#include <errno.h>
+#include <signal.h>
+
+#include "model/model.h"
+#include "model/policy.h"
+
+static struct npg_result ok(void)
+{
+	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
+static struct npg_result fail(int err)
+{
+	return (struct npg_result){ .kind = NPG_R_ERRNO, .value = err };
+}
+
+static struct npg_ids *ids_of(struct npg_cred *c, bool gid)
+{
+	return gid ? &c->gid : &c->uid;
+}
+
+static int setid_cap(bool gid)
+{
+	return gid ? NPG_CAP_SETGID : NPG_CAP_SETUID;
+}
+
+static bool is_any_of(npg_id id, const struct npg_ids *o)
+{
+	return id == o->real || id == o->eff || id == o->saved;
+}
+
+/*
+ * The tail every set*uid/set*gid call shares once its permission checks
+ * passed. For uids, in kernel/sys.c (6.x) order: set_user() when the real
+ * uid changes, security_task_fix_setuid() (capabilities), set_cred_ucounts(),
+ * flag_nproc_exceeded(), commit_creds() -- which moves the task from the
+ * old user's count to the new one only when the real user changed.
+ */
+static struct npg_result commit_setid(struct npg_world *w, int t, bool gid,
+				      struct npg_cred *new, bool fs_only)
+{
+	struct npg_task *cur = &w->tasks[t];
+	const struct npg_policy *p = w->policy;
+	bool user_changed = new->uid.real != cur->cred.uid.real;
+
+	if (gid) {
+		cur->cred = *new;
+		return ok();
+	}
+	if (user_changed) {
+		int r = p->set_user(w, cur, new);
+
+		if (r == NPG_SET_USER_KILL_SIGSEGV) {
+			npg_task_kill(w, t, SIGSEGV);
+			return (struct npg_result){ .kind = NPG_R_KILLED, .value = SIGSEGV };
+		}
+		if (r)
+			return fail(-r);
+	}
+	npg_cap_fix_setuid(new, &cur->cred, fs_only);
+	if (user_changed)
+		new->charged_to = p->set_cred_ucounts ? p->set_cred_ucounts(&cur->cred, new)
+						      : new->uid.real;
+	if (p->flag_nproc_exceeded && !fs_only)
+		p->flag_nproc_exceeded(w, cur, new);
+	if (user_changed) {
+		npg_count_add(w, new->charged_to, 1);
+		npg_count_add(w, cur->cred.charged_to, -1);
+	}
+	cur->cred = *new;
+	return ok();
+}
+
+/* __sys_setuid() / __sys_setgid() */
+struct npg_result npg_sys_setuid(struct npg_world *w, int t, bool gid, npg_id id)
+{
+	struct npg_cred new = w->tasks[t].cred;
+	const struct npg_ids *old = ids_of(&w->tasks[t].cred, gid);
+	struct npg_ids *n = ids_of(&new, gid);
+
+	if (id == NPG_ID_NONE)
+		return fail(EINVAL);
+	if (npg_capable(&w->tasks[t], setid_cap(gid)))
+		n->real = n->saved = id;
+	else if (id != old->real && id != old->saved)
+		return fail(EPERM);
+	n->eff = n->fs = id;
+	return commit_setid(w, t, gid, &new, false);
+}
+
+/* __sys_setreuid() / __sys_setregid() */
+struct npg_result npg_sys_setreuid(struct npg_world *w, int t, bool gid, npg_id r, npg_id e)
+{
+	struct npg_cred new = w->tasks[t].cred;
+	const struct npg_ids *old = ids_of(&w->tasks[t].cred, gid);
+	struct npg_ids *n = ids_of(&new, gid);
+	bool privileged = npg_capable(&w->tasks[t], setid_cap(gid));
+
+	if (r != NPG_ID_NONE) {
+		n->real = r;
+		if (r != old->real && r != old->eff && !privileged)
+			return fail(EPERM);
+	}
+	if (e != NPG_ID_NONE) {
+		n->eff = e;
+		if (!is_any_of(e, old) && !privileged)
+			return fail(EPERM);
+	}
+	/* "If the real uid is set, or the effective uid is set to a value not
+	 * equal to the previous real uid, the saved uid is set to the new
+	 * effective uid" (setreuid(2), kernel/sys.c) */
+	if (r != NPG_ID_NONE || (e != NPG_ID_NONE && e != old->real))
+		n->saved = n->eff;
+	n->fs = n->eff;
+	return commit_setid(w, t, gid, &new, false);
+}
+
+/* __sys_setresuid() / __sys_setresgid() */
+struct npg_result npg_sys_setresuid(struct npg_world *w, int t, bool gid,
+				    npg_id r, npg_id e, npg_id s)
+{
+	struct npg_cred new = w->tasks[t].cred;
+	const struct npg_ids *old = ids_of(&w->tasks[t].cred, gid);
+	struct npg_ids *n = ids_of(&new, gid);
+	bool r_new = r != NPG_ID_NONE && !is_any_of(r, old);
+	bool e_new = e != NPG_ID_NONE && !is_any_of(e, old);
+	bool s_new = s != NPG_ID_NONE && !is_any_of(s, old);
+
+	if ((r_new || e_new || s_new) && !npg_capable(&w->tasks[t], setid_cap(gid)))
+		return fail(EPERM);
+	if (r != NPG_ID_NONE)
+		n->real = r;
+	if (e != NPG_ID_NONE)
+		n->eff = e;
+	if (s != NPG_ID_NONE)
+		n->saved = s;
+	n->fs = n->eff;
+	return commit_setid(w, t, gid, &new, false);
+}
+
+/* __sys_setfsuid() / __sys_setfsgid(): always return the old fs id */
+struct npg_result npg_sys_setfsuid(struct npg_world *w, int t, bool gid, npg_id id)
+{
+	struct npg_cred new = w->tasks[t].cred;
+	const struct npg_ids *old = ids_of(&w->tasks[t].cred, gid);
+	struct npg_result r = { .kind = NPG_R_ID, .value = old->fs };
+
+	if (id == NPG_ID_NONE || id == old->fs)
+		return r;
+	if (!is_any_of(id, old) && !npg_capable(&w->tasks[t], setid_cap(gid)))
+		return r;
+	ids_of(&new, gid)->fs = id;
+	commit_setid(w, t, gid, &new, true);
+	return r;
+}
+
+/* kernel/groups.c, setgroups(): may_setgroups() is CAP_SETGID */
+struct npg_result npg_sys_setgroups(struct npg_world *w, int t, int n, const npg_id *groups)
+{
+	struct npg_task *cur = &w->tasks[t];
+
+	if (!npg_capable(cur, NPG_CAP_SETGID))
+		return fail(EPERM);
+	if (n < 0 || n > NPG_NGROUPS)
+		return fail(EINVAL);
+	cur->cred.ngroups = n;
+	for (int i = 0; i < n; i++)
+		cur->cred.groups[i] = groups[i];
+	return ok();
+}
+
+/*
+ * kernel/sys.c, prlimit64() -> check_prlimit_permission() -> do_prlimit():
+ * another task needs matching real/effective/saved ids or CAP_SYS_RESOURCE;
+ * soft above hard is EINVAL; raising the hard limit needs CAP_SYS_RESOURCE.
+ */
+struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
+				  uint64_t cur, uint64_t max)
+{
+	struct npg_task *caller = &w->tasks[t];
+	struct npg_task *tsk = &w->tasks[target];
+	struct npg_task *leader = &w->tasks[tsk->leader];
+
+	if (tsk->state != NPG_TASK_RUNNING && tsk->state != NPG_TASK_ZOMBIE)
+		return fail(ESRCH);
+	if (tsk->leader != caller->leader) {
+		const struct npg_cred *c = &caller->cred, *tc = &tsk->cred;
+		bool id_match = c->uid.real == tc->uid.eff && c->uid.real == tc->uid.saved &&
+				c->uid.real == tc->uid.real && c->gid.real == tc->gid.eff &&
+				c->gid.real == tc->gid.saved && c->gid.real == tc->gid.real;
+
+		if (!id_match && !npg_capable(caller, NPG_CAP_SYS_RESOURCE))
+			return fail(EPERM);
+	}
+	if (cur > max)
+		return fail(EINVAL);
+	if (max > leader->nproc_max && !npg_capable(caller, NPG_CAP_SYS_RESOURCE))
+		return fail(EPERM);
+	leader->nproc_cur = cur;
+	leader->nproc_max = max;
+	return ok();
+}
+
+/* kernel/sys.c, prctl(PR_SET_KEEPCAPS) */
+struct npg_result npg_sys_keepcaps(struct npg_world *w, int t, bool on)
+{
+	w->tasks[t].cred.keepcaps = on;
+	return ok();
+}
+
+/* security/commoncap.c, cap_capset(): no new permitted bits; effective within permitted */
+struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
+				 uint64_t permitted)
+{
+	struct npg_cred *c = &w->tasks[t].cred;
+
+	if ((effective & ~permitted) || (permitted & ~c->cap_permitted))
+		return fail(EPERM);
+	c->cap_effective = effective;
+	c->cap_permitted = permitted;
+	return ok();
+}

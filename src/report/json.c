@@ -1,0 +1,168 @@
+/* JSON and TAP reports. */
+#include <string.h>
+
+#include "report/report.h"
+
+int npg_format_parse(const char *name, enum npg_format *out)
+{
+	if (strcmp(name, "text") == 0)
+		*out = NPG_FORMAT_TEXT;
+	else if (strcmp(name, "json") == 0)
+		*out = NPG_FORMAT_JSON;
+	else if (strcmp(name, "tap") == 0)
+		*out = NPG_FORMAT_TAP;
+	else
+		return -1;
+	return 0;
+}
+
+void npg_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void npg_report_json_begin(FILE *out, const char *what)
+{
+	fprintf(out, "{\n  \"report\": ");
+	npg_json_string(out, what);
+	fprintf(out, ",\n  \"scenarios\": [");
+}
+
+static void json_obs(FILE *out, const struct npg_run *run, const struct npg_stmt *st,
+		     const struct npg_obs *o)
+{
+	const struct npg_scenario *sc = run->sc;
+	bool first = true;
+
+	fprintf(out, "\"value\": ");
+	npg_json_string(out, o->text);
+	fprintf(out, ", \"expected\": ");
+	if (o->expected)
+		npg_json_string(out, o->expected);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"ok\": %s, \"unreproducible\": %s", o->ok ? "true" : "false",
+		o->unreproducible ? "true" : "false");
+	if (o->unreproducible) {
+		fprintf(out, ", \"reason\": ");
+		npg_json_string(out, o->reason);
+	}
+	if (st->task >= 0 && o->actor.state != NPG_TASK_ABSENT)
+		fprintf(out, ", \"uids\": [%u, %u, %u, %u], \"flag\": %s",
+			o->actor.cred.uid.real, o->actor.cred.uid.eff, o->actor.cred.uid.saved,
+			o->actor.cred.uid.fs, o->actor.nproc_exceeded ? "true" : "false");
+	fprintf(out, ", \"counts\": {");
+	for (int u = 0; u < sc->nnames; u++) {
+		if (sc->names[u].group)
+			continue;
+		fprintf(out, "%s", first ? "" : ", ");
+		npg_json_string(out, sc->names[u].name);
+		fprintf(out, ": %ld", o->counts[u]);
+		first = false;
+	}
+	fprintf(out, "}");
+}
+
+void npg_report_json_run(FILE *out, const struct npg_run *run, bool first)
+{
+	const struct npg_scenario *sc = run->sc;
+
+	fprintf(out, "%s\n    {\"file\": ", first ? "" : ",");
+	npg_json_string(out, sc->file);
+	fprintf(out, ", \"title\": ");
+	npg_json_string(out, sc->title ? sc->title : "");
+	fprintf(out, ", \"source\": ");
+	npg_json_string(out, sc->source ? sc->source : "");
+	fprintf(out, ",\n     \"columns\": [");
+	for (int c = 0; c < run->ncols; c++) {
+		fprintf(out, "%s{\"label\": ", c ? ", " : "");
+		npg_json_string(out, run->cols[c].backend->label);
+		fprintf(out, ", \"policy\": ");
+		npg_json_string(out, run->cols[c].backend->policy->name);
+		fprintf(out, ", \"started\": %s", run->cols[c].started ? "true" : "false");
+		if (!run->cols[c].started) {
+			fprintf(out, ", \"error\": ");
+			npg_json_string(out, run->cols[c].error);
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "],\n     \"statements\": [");
+	for (int s = 0; s < sc->nstmts; s++) {
+		const struct npg_stmt *st = &sc->stmts[s];
+		char label[160];
+
+		npg_stmt_label(sc, st, label, sizeof(label));
+		fprintf(out, "%s\n       {\"line\": %d, \"kind\": \"%s\", \"statement\": ",
+			s ? "," : "", st->line, st->kind == NPG_STMT_STEP ? "step" : "check");
+		npg_json_string(out, label);
+		fprintf(out, ", \"observed\": {");
+		for (int c = 0; c < run->ncols; c++) {
+			fprintf(out, "%s\n         ", c ? "," : "");
+			npg_json_string(out, run->cols[c].backend->label);
+			fprintf(out, ": {");
+			json_obs(out, run, st, npg_run_obs(run, s, c));
+			fputc('}', out);
+		}
+		fprintf(out, "}}");
+	}
+	fprintf(out, "],\n     \"summary\": {\"expectations\": %d, \"held\": %d, \"failed\": %d, "
+		"\"unreproducible\": %d}}", run->expectations, run->held, run->failed,
+		run->unreproducible);
+}
+
+void npg_report_json_end(FILE *out, int expectations, int failed, int unreproducible)
+{
+	fprintf(out, "\n  ],\n  \"summary\": {\"expectations\": %d, \"held\": %d, \"failed\": %d, "
+		"\"unreproducible\": %d}\n}\n", expectations, expectations - failed, failed,
+		unreproducible);
+}
+
+void npg_report_tap_run(FILE *out, const struct npg_run *run, int *number)
+{
+	const struct npg_scenario *sc = run->sc;
+
+	for (int s = 0; s < sc->nstmts; s++) {
+		const struct npg_stmt *st = &sc->stmts[s];
+		char label[160];
+
+		npg_stmt_label(sc, st, label, sizeof(label));
+		for (int c = 0; c < run->ncols; c++) {
+			const struct npg_obs *o = npg_run_obs(run, s, c);
+			const char *col = run->cols[c].backend->label;
+
+			if (!run->cols[c].started) {
+				if (o->expected)
+					fprintf(out, "not ok %d - %s:%d %s: %s # backend did not start: %s\n",
+						++*number, sc->file, st->line, col, label,
+						run->cols[c].error);
+				continue;
+			}
+			if (o->unreproducible)
+				fprintf(out, "ok %d - %s:%d %s: %s # SKIP unreproducible here: %s\n",
+					++*number, sc->file, st->line, col, label, o->reason);
+			else if (o->expected)
+				fprintf(out, "%sok %d - %s:%d %s: %s => %s\n", o->ok ? "" : "not ",
+					++*number, sc->file, st->line, col, label, o->expected);
+			if (!o->ok)
+				fprintf(out, "#   got %s\n", o->text);
+		}
+	}
+}
+
+void npg_report_tap_end(FILE *out, int number)
+{
+	fprintf(out, "1..%d\n", number);
+}

@@ -1,0 +1,1329 @@
+/* The scenario parser: one line at a time, errors as file:line:col. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+
+#include "model/policy.h"
+#include "scenario/lexer.h"
+#include "scenario/scenario.h"
+
+#define MAX_ERRORS 20
+#define MAX_TASKS 256
+#define MAX_NAMES 64
+
+struct parser {
+	const char *file;
+	FILE *err;
+	int nerrors;
+	int line;
+	const char *text;	/* the current line */
+	size_t textlen;
+	struct npg_token tok[NPG_MAX_TOKENS];
+	int ntok;
+	struct npg_scenario *sc;
+	bool *dead;		/* per task: exited in the text (statically) */
+	int stmt_cap;
+};
+
+static void error_at(struct parser *p, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void error_at(struct parser *p, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	p->nerrors++;
+	if (!p->err || p->nerrors > MAX_ERRORS)
+		return;
+	fprintf(p->err, "%s:%d:%d: ", p->file, p->line, col);
+	va_start(ap, fmt);
+	vfprintf(p->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->err);
+}
+
+/* Past the last token: the column just after the line's text */
+static int end_col(const struct parser *p)
+{
+	if (p->ntok == 0)
+		return 1;
+	return p->tok[p->ntok - 1].col + (int)p->tok[p->ntok - 1].len;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *m = calloc(n ? n : 1, size);
+
+	if (!m) {
+		perror("nprocguard");
+		exit(2);
+	}
+	return m;
+}
+
+static char *tok_dup(const struct npg_token *t)
+{
+	char *s = xcalloc(t->len + 1, 1);
+
+	memcpy(s, t->start, t->len);
+	return s;
+}
+
+static bool tok_is(const struct npg_token *t, const char *word)
+{
+	return t->kind == NPG_TOK_WORD && strlen(word) == t->len &&
+	       memcmp(t->start, word, t->len) == 0;
+}
+
+static bool tok_copy(const struct npg_token *t, char *buf, size_t len)
+{
+	if (t->len >= len)
+		return false;
+	memcpy(buf, t->start, t->len);
+	buf[t->len] = '\0';
+	return true;
+}
+
+/* Decimal, no sign, no overflow */
+static bool tok_u64(const struct npg_token *t, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (t->kind != NPG_TOK_WORD || t->len == 0 || t->len > 20)
+		return false;
+	for (size_t i = 0; i < t->len; i++) {
+		unsigned d;
+
+		if (!isdigit((unsigned char)t->start[i]))
+			return false;
+		d = (unsigned)(t->start[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+static bool expect_word(struct parser *p, int i, const char *what)
+{
+	if (i >= p->ntok) {
+		error_at(p, end_col(p), "missing %s", what);
+		return false;
+	}
+	if (p->tok[i].kind != NPG_TOK_WORD) {
+		error_at(p, p->tok[i].col, "expected %s", what);
+		return false;
+	}
+	return true;
+}
+
+static bool expect_end(struct parser *p, int i, int end)
+{
+	if (i < end) {
+		error_at(p, p->tok[i].col, "unexpected '%.*s'", (int)p->tok[i].len, p->tok[i].start);
+		return false;
+	}
+	return true;
+}
+
+static bool valid_identifier(const struct npg_token *t)
+{
+	static const char *const reserved[] = { "check", "user", "group", "task", "scenario",
+						"source", "policies", "count", "all", NULL };
+
+	if (t->kind != NPG_TOK_WORD || t->len == 0 || t->len > 31)
+		return false;
+	if (!isalpha((unsigned char)t->start[0]) && t->start[0] != '_')
+		return false;
+	for (size_t i = 1; i < t->len; i++) {
+		char c = t->start[i];
+
+		if (!isalnum((unsigned char)c) && c != '_' && c != '-' && c != '.')
+			return false;
+	}
+	for (int i = 0; reserved[i]; i++)
+		if (tok_is(t, reserved[i]))
+			return false;
+	return true;
+}
+
+static int find_task(const struct npg_scenario *sc, const struct npg_token *t)
+{
+	for (int i = 0; i < sc->ntasks; i++)
+		if (strlen(sc->tasks[i].name) == t->len &&
+		    memcmp(sc->tasks[i].name, t->start, t->len) == 0)
+			return i;
+	return -1;
+}
+
+static const struct npg_name *find_name(const struct npg_scenario *sc,
+					const struct npg_token *t, bool gid)
+{
+	const struct npg_name *fallback = NULL;
+
+	for (int i = 0; i < sc->nnames; i++) {
+		const struct npg_name *n = &sc->names[i];
+
+		if (strlen(n->name) != t->len || memcmp(n->name, t->start, t->len) != 0)
+			continue;
+		if (n->group == gid)
+			return n;
+		if (gid)	/* a user's name also names the gid of the same number */
+			fallback = n;
+	}
+	return fallback;
+}
+
+/* A uid or gid: a declared name or a number; "-1" only where the call allows it */
+static bool parse_id(struct parser *p, int i, bool gid, bool allow_none, npg_id *out)
+{
+	const struct npg_token *t;
+	const struct npg_name *n;
+	uint64_t v;
+
+	if (!expect_word(p, i, gid ? "a gid" : "a uid"))
+		return false;
+	t = &p->tok[i];
+	if (tok_is(t, "-1")) {
+		if (!allow_none) {
+			error_at(p, t->col, "-1 (unchanged) is not allowed here");
+			return false;
+		}
+		*out = NPG_ID_NONE;
+		return true;
+	}
+	if (tok_u64(t, &v)) {
+		if (v >= NPG_ID_NONE) {
+			error_at(p, t->col, "%s out of range: %.*s (0 to 4294967294)",
+				 gid ? "gid" : "uid", (int)t->len, t->start);
+			return false;
+		}
+		*out = (npg_id)v;
+		return true;
+	}
+	n = find_name(p->sc, t, gid);
+	if (!n) {
+		error_at(p, t->col, "unknown %s '%.*s'", gid ? "group" : "user",
+			 (int)t->len, t->start);
+		return false;
+	}
+	*out = n->id;
+	return true;
+}
+
+static bool parse_limit(struct parser *p, int i, uint64_t *out)
+{
+	if (!expect_word(p, i, "a limit (a number or 'unlimited')"))
+		return false;
+	if (tok_is(&p->tok[i], "unlimited") || tok_is(&p->tok[i], "infinity")) {
+		*out = NPG_RLIM_INFINITY;
+		return true;
+	}
+	if (!tok_u64(&p->tok[i], out) || *out == NPG_RLIM_INFINITY) {
+		error_at(p, p->tok[i].col, "bad limit '%.*s'", (int)p->tok[i].len, p->tok[i].start);
+		return false;
+	}
+	return true;
+}
+
+/* "nproc SOFT HARD" starting at token i */
+static bool parse_nproc(struct parser *p, int i, uint64_t *cur, uint64_t *max)
+{
+	if (!expect_word(p, i, "'nproc'"))
+		return false;
+	if (!tok_is(&p->tok[i], "nproc")) {
+		error_at(p, p->tok[i].col, "only the nproc limit (RLIMIT_NPROC) is modelled");
+		return false;
+	}
+	return parse_limit(p, i + 1, cur) && parse_limit(p, i + 2, max);
+}
+
+static bool parse_cap_name(struct parser *p, const struct npg_token *t, int *cap)
+{
+	char name[64] = "cap_";
+	cap_value_t v;
+
+	if (t->kind != NPG_TOK_WORD || t->len > 40) {
+		error_at(p, t->col, "expected a capability name");
+		return false;
+	}
+	memcpy(name + 4, t->start, t->len);
+	name[4 + t->len] = '\0';
+	/* accept "sys_admin", "cap_sys_admin" and "CAP_SYS_ADMIN" alike */
+	if (cap_from_name(name + 4, &v) != 0 && cap_from_name(name, &v) != 0) {
+		error_at(p, t->col, "unknown capability '%.*s'", (int)t->len, t->start);
+		return false;
+	}
+	if (v < 0 || v > NPG_CAP_LAST) {
+		error_at(p, t->col, "capability '%.*s' is beyond the modelled set", (int)t->len,
+			 t->start);
+		return false;
+	}
+	*cap = v;
+	return true;
+}
+
+/* "all", "none", or NAME[,NAME...] from token i to end; returns the index after */
+static int parse_caps(struct parser *p, int i, int end, uint64_t *caps)
+{
+	*caps = 0;
+	if (i >= end) {
+		error_at(p, end_col(p), "missing capability list");
+		return -1;
+	}
+	if (tok_is(&p->tok[i], "all")) {
+		*caps = NPG_CAP_ALL;
+		return i + 1;
+	}
+	if (tok_is(&p->tok[i], "none"))
+		return i + 1;
+	for (;;) {
+		int cap;
+
+		if (i >= end) {
+			error_at(p, end_col(p), "missing capability name");
+			return -1;
+		}
+		if (!parse_cap_name(p, &p->tok[i], &cap))
+			return -1;
+		*caps |= NPG_CAP(cap);
+		i++;
+		if (i < end && p->tok[i].kind == NPG_TOK_COMMA) {
+			i++;
+			continue;
+		}
+		return i;
+	}
+}
+
+/* G[,G...] or "none" */
+static int parse_groups(struct parser *p, int i, int end, int *n, npg_id *groups)
+{
+	*n = 0;
+	if (i < end && tok_is(&p->tok[i], "none"))
+		return i + 1;
+	for (;;) {
+		if (*n == NPG_NGROUPS) {
+			error_at(p, p->tok[i < end ? i : end - 1].col,
+				 "more than %d supplementary groups", NPG_NGROUPS);
+			return -1;
+		}
+		if (!parse_id(p, i, true, false, &groups[*n]))
+			return -1;
+		(*n)++;
+		i++;
+		if (i < end && p->tok[i].kind == NPG_TOK_COMMA) {
+			i++;
+			continue;
+		}
+		return i;
+	}
+}
+
+static bool check_fresh_name(struct parser *p, const struct npg_token *t, const char *what)
+{
+	if (!valid_identifier(t)) {
+		error_at(p, t->col, "bad %s name '%.*s'", what, (int)t->len, t->start);
+		return false;
+	}
+	if (find_task(p->sc, t) >= 0) {
+		error_at(p, t->col, "duplicate task name '%.*s'", (int)t->len, t->start);
+		return false;
+	}
+	return true;
+}
+
+static int add_task(struct parser *p, const struct npg_token *name)
+{
+	struct npg_scenario *sc = p->sc;
+	int idx = sc->ntasks;
+
+	if (idx == MAX_TASKS) {
+		error_at(p, name->col, "more than %d tasks", MAX_TASKS);
+		return -1;
+	}
+	sc->tasks[idx] = (struct npg_task_decl){ .name = tok_dup(name), .line = p->line,
+						 .creator = -1 };
+	sc->ntasks++;
+	return idx;
+}
+
+static int leader_of(const struct npg_scenario *sc, int t)
+{
+	while (sc->tasks[t].thread)
+		t = sc->tasks[t].creator;
+	return t;
+}
+
+/* ---- declarations ---- */
+
+static void parse_string_decl(struct parser *p, char **field, const char *what)
+{
+	if (p->ntok != 2 || p->tok[1].kind != NPG_TOK_STRING) {
+		error_at(p, p->ntok > 1 ? p->tok[1].col : end_col(p),
+			 "expected: %s \"TEXT\"", what);
+		return;
+	}
+	if (*field) {
+		error_at(p, p->tok[0].col, "%s given twice", what);
+		return;
+	}
+	*field = tok_dup(&p->tok[1]);
+}
+
+static void parse_policies(struct parser *p)
+{
+	uint32_t mask = 0;
+
+	if (p->ntok < 2) {
+		error_at(p, end_col(p), "expected policy names or 'all'");
+		return;
+	}
+	for (int i = 1; i < p->ntok; i++) {
+		const struct npg_token *t = &p->tok[i];
+		char name[64];
+		const struct npg_policy *pol;
+
+		if (t->kind == NPG_TOK_COMMA)
+			continue;
+		if (tok_is(t, "all")) {
+			mask = (1u << NPG_NPOLICIES) - 1;
+			continue;
+		}
+		pol = (t->kind == NPG_TOK_WORD && tok_copy(t, name, sizeof(name)))
+			      ? npg_policy_find(name) : NULL;
+		if (!pol) {
+			error_at(p, t->col, "unknown policy '%.*s' (see 'nprocguard policies')",
+				 (int)t->len, t->start);
+			return;
+		}
+		mask |= 1u << npg_policy_index(pol);
+	}
+	p->sc->policies = mask;
+}
+
+static void parse_name_decl(struct parser *p, bool group)
+{
+	struct npg_scenario *sc = p->sc;
+	struct npg_name n = { .group = group };
+	uint64_t v;
+	int i = 3;
+
+	if (!expect_word(p, 1, group ? "a group name" : "a user name"))
+		return;
+	if (!valid_identifier(&p->tok[1])) {
+		error_at(p, p->tok[1].col, "bad name '%.*s'", (int)p->tok[1].len, p->tok[1].start);
+		return;
+	}
+	for (int k = 0; k < sc->nnames; k++)
+		if (sc->names[k].group == group && strlen(sc->names[k].name) == p->tok[1].len &&
+		    memcmp(sc->names[k].name, p->tok[1].start, p->tok[1].len) == 0) {
+			error_at(p, p->tok[1].col, "duplicate %s '%s'", group ? "group" : "user",
+				 sc->names[k].name);
+			return;
+		}
+	if (!expect_word(p, 2, group ? "a gid" : "a uid"))
+		return;
+	if (!tok_u64(&p->tok[2], &v) || v >= NPG_ID_NONE) {
+		error_at(p, p->tok[2].col, "%s out of range or not a number: '%.*s'",
+			 group ? "gid" : "uid", (int)p->tok[2].len, p->tok[2].start);
+		return;
+	}
+	n.id = (npg_id)v;
+	for (int k = 0; k < sc->nnames; k++)
+		if (sc->names[k].group == group && sc->names[k].id == n.id) {
+			error_at(p, p->tok[2].col, "%s %" PRIu32 " is already named '%s'",
+				 group ? "gid" : "uid", n.id, sc->names[k].name);
+			return;
+		}
+	if (!group && i < p->ntok && tok_is(&p->tok[i], "procs")) {
+		if (!expect_word(p, i + 1, "a process count"))
+			return;
+		if (!tok_u64(&p->tok[i + 1], &v) || v > 100000) {
+			error_at(p, p->tok[i + 1].col, "bad process count (0 to 100000)");
+			return;
+		}
+		n.procs = (long)v;
+		i += 2;
+	}
+	if (!expect_end(p, i, p->ntok))
+		return;
+	if (sc->nnames == MAX_NAMES) {
+		error_at(p, p->tok[0].col, "more than %d users and groups", MAX_NAMES);
+		return;
+	}
+	n.name = tok_dup(&p->tok[1]);
+	sc->names[sc->nnames++] = n;
+}
+
+/* task NAME uid U [euid U] [suid U] [gid G] [egid G] [sgid G] [groups L] [nproc S H] [caps L] [keepcaps] */
+static void parse_task_decl(struct parser *p)
+{
+	struct npg_task_decl d = { .creator = -1, .initial = true, .line = p->line,
+				   .nproc_cur = NPG_RLIM_INFINITY, .nproc_max = NPG_RLIM_INFINITY };
+	bool have_uid = false, have_euid = false, have_suid = false;
+	bool have_gid = false, have_egid = false, have_sgid = false;
+	uint64_t caps = 0;
+	int idx;
+
+	if (!expect_word(p, 1, "a task name") || !check_fresh_name(p, &p->tok[1], "task"))
+		return;
+	for (int i = 2; i < p->ntok;) {
+		const struct npg_token *k = &p->tok[i];
+		int next;
+
+		if (tok_is(k, "uid") || tok_is(k, "euid") || tok_is(k, "suid")) {
+			npg_id *dst = tok_is(k, "uid") ? &d.cred.uid.real
+				      : tok_is(k, "euid") ? &d.cred.uid.eff : &d.cred.uid.saved;
+
+			if (!parse_id(p, i + 1, false, false, dst))
+				return;
+			have_uid |= tok_is(k, "uid");
+			have_euid |= tok_is(k, "euid");
+			have_suid |= tok_is(k, "suid");
+			i += 2;
+		} else if (tok_is(k, "gid") || tok_is(k, "egid") || tok_is(k, "sgid")) {
+			npg_id *dst = tok_is(k, "gid") ? &d.cred.gid.real
+				      : tok_is(k, "egid") ? &d.cred.gid.eff : &d.cred.gid.saved;
+
+			if (!parse_id(p, i + 1, true, false, dst))
+				return;
+			have_gid |= tok_is(k, "gid");
+			have_egid |= tok_is(k, "egid");
+			have_sgid |= tok_is(k, "sgid");
+			i += 2;
+		} else if (tok_is(k, "groups")) {
+			next = parse_groups(p, i + 1, p->ntok, &d.cred.ngroups, d.cred.groups);
+			if (next < 0)
+				return;
+			i = next;
+		} else if (tok_is(k, "nproc")) {
+			if (!parse_nproc(p, i, &d.nproc_cur, &d.nproc_max))
+				return;
+			if (d.nproc_cur > d.nproc_max) {
+				error_at(p, p->tok[i + 1].col, "soft limit above hard limit");
+				return;
+			}
+			i += 3;
+		} else if (tok_is(k, "caps")) {
+			next = parse_caps(p, i + 1, p->ntok, &caps);
+			if (next < 0)
+				return;
+			d.caps_explicit = true;
+			i = next;
+		} else if (tok_is(k, "keepcaps")) {
+			d.cred.keepcaps = true;
+			i++;
+		} else {
+			error_at(p, k->col, "unknown task attribute '%.*s'", (int)k->len, k->start);
+			return;
+		}
+	}
+	if (!have_uid) {
+		error_at(p, end_col(p), "task needs 'uid USER'");
+		return;
+	}
+	if (!have_euid)
+		d.cred.uid.eff = d.cred.uid.real;
+	if (!have_suid)
+		d.cred.uid.saved = d.cred.uid.eff;
+	d.cred.uid.fs = d.cred.uid.eff;
+	if (!have_gid)
+		d.cred.gid.real = d.cred.uid.real;	/* a user's primary group, by number */
+	if (!have_egid)
+		d.cred.gid.eff = d.cred.gid.real;
+	if (!have_sgid)
+		d.cred.gid.saved = d.cred.gid.eff;
+	d.cred.gid.fs = d.cred.gid.eff;
+	d.cred.cap_bset = NPG_CAP_ALL;
+	if (d.caps_explicit) {
+		d.cred.cap_permitted = d.cred.cap_effective = caps;
+	} else if (d.cred.uid.real == 0 || d.cred.uid.eff == 0) {
+		/* as a freshly exec'd program (cap_bprm_creds_from_file()): root
+		 * gets the bounding set, effective only with euid 0 */
+		d.cred.cap_permitted = d.cred.cap_bset;
+		d.cred.cap_effective = d.cred.uid.eff == 0 ? d.cred.cap_bset : 0;
+	}
+	d.cred.charged_to = d.cred.uid.real;
+	idx = add_task(p, &p->tok[1]);
+	if (idx < 0)
+		return;
+	d.name = p->sc->tasks[idx].name;
+	p->sc->tasks[idx] = d;
+}
+
+/* ---- expectations ---- */
+
+static int lookup_errno(const char *name)
+{
+	for (int e = 1; e < 4096; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && strcmp(n, name) == 0)
+			return e;
+	}
+	return 0;
+}
+
+static int lookup_signal(const char *name)
+{
+	if (strncmp(name, "SIG", 3) == 0)
+		name += 3;
+	for (int s = 1; s < NSIG; s++) {
+		const char *n = sigabbrev_np(s);
+
+		if (n && strcmp(n, name) == 0)
+			return s;
+	}
+	return 0;
+}
+
+static bool value_words(struct parser *p, int from, int to, int want, const char *what)
+{
+	if (to - from != want) {
+		error_at(p, from < to ? p->tok[from].col : end_col(p), "expected %s", what);
+		return false;
+	}
+	for (int i = from; i < to; i++)
+		if (p->tok[i].kind != NPG_TOK_WORD) {
+			error_at(p, p->tok[i].col, "expected %s", what);
+			return false;
+		}
+	return true;
+}
+
+/* "killed SIGNAL" */
+static bool parse_killed(struct parser *p, int from, int to, char *buf, size_t len)
+{
+	char name[32], sig[32];
+	int s;
+
+	if (!value_words(p, from, to, 2, "'killed SIGNAL'") || !tok_is(&p->tok[from], "killed"))
+		return false;
+	if (!tok_copy(&p->tok[from + 1], name, sizeof(name)) || !(s = lookup_signal(name))) {
+		error_at(p, p->tok[from + 1].col, "unknown signal '%.*s'",
+			 (int)p->tok[from + 1].len, p->tok[from + 1].start);
+		return false;
+	}
+	snprintf(buf, len, "killed %s", npg_signal_name(s, sig, sizeof(sig)));
+	return true;
+}
+
+/* What a step may be expected to return: ok, an errno name, an id, killed SIG, running, dead */
+static bool parse_step_value(struct parser *p, const struct npg_stmt *st, int from, int to,
+			     char *buf, size_t len)
+{
+	const struct npg_token *t = &p->tok[from];
+	char word[64];
+	int e;
+
+	if (from < to && tok_is(t, "killed"))
+		return parse_killed(p, from, to, buf, len);
+	if (!value_words(p, from, to, 1, "a result (ok, an errno name, killed SIGNAL, running, dead)"))
+		return false;
+	if (tok_is(t, "ok") || tok_is(t, "running") || tok_is(t, "dead")) {
+		tok_copy(t, buf, len);
+		return true;
+	}
+	if (t->start[0] == 'E' && tok_copy(t, word, sizeof(word))) {
+		if (!(e = lookup_errno(word))) {
+			error_at(p, t->col, "unknown errno name '%s'", word);
+			return false;
+		}
+		snprintf(buf, len, "%s", word);
+		return true;
+	}
+	if (st->op.code == NPG_OP_SETFSUID || st->op.code == NPG_OP_SETFSGID) {
+		npg_id id;
+		bool gid = st->op.code == NPG_OP_SETFSGID;
+
+		if (!parse_id(p, from, gid, false, &id))
+			return false;
+		npg_render_uid(p->sc, id, gid, buf, len);
+		return true;
+	}
+	error_at(p, t->col, "expected a result (ok, an errno name, killed SIGNAL, running, dead)");
+	return false;
+}
+
+static bool parse_word_choice(struct parser *p, int from, int to, const char *const *choices,
+			      char *buf, size_t len)
+{
+	char what[128] = "one of:";
+
+	for (int i = 0; choices[i]; i++) {
+		strncat(what, " ", sizeof(what) - strlen(what) - 1);
+		strncat(what, choices[i], sizeof(what) - strlen(what) - 1);
+	}
+	if (!value_words(p, from, to, 1, what))
+		return false;
+	for (int i = 0; choices[i]; i++)
+		if (tok_is(&p->tok[from], choices[i])) {
+			snprintf(buf, len, "%s", choices[i]);
+			return true;
+		}
+	error_at(p, p->tok[from].col, "expected %s", what);
+	return false;
+}
+
+static bool parse_check_value(struct parser *p, const struct npg_stmt *st, int from, int to,
+			      char *buf, size_t len)
+{
+	static const char *const flag_values[] = { "set", "clear", NULL };
+	static const char *const state_values[] = { "running", "zombie", "reaped", "absent", NULL };
+	static const char *const yes_no[] = { "yes", "no", NULL };
+	uint64_t v, cur, max;
+	npg_id ids[3];
+	char a[32], b[32], c[32];
+	bool gid = st->check == NPG_CHECK_GIDS;
+
+	switch (st->check) {
+	case NPG_CHECK_COUNT:
+		if (!value_words(p, from, to, 1, "a count"))
+			return false;
+		if (!tok_u64(&p->tok[from], &v) || v > 1000000) {
+			error_at(p, p->tok[from].col, "bad count '%.*s'", (int)p->tok[from].len,
+				 p->tok[from].start);
+			return false;
+		}
+		snprintf(buf, len, "%" PRIu64, v);
+		return true;
+	case NPG_CHECK_UIDS:
+	case NPG_CHECK_GIDS:
+		if (!value_words(p, from, to, 3, gid ? "real, effective and saved gids"
+						    : "real, effective and saved uids"))
+			return false;
+		for (int i = 0; i < 3; i++)
+			if (!parse_id(p, from + i, gid, false, &ids[i]))
+				return false;
+		npg_render_uid(p->sc, ids[0], gid, a, sizeof(a));
+		npg_render_uid(p->sc, ids[1], gid, b, sizeof(b));
+		npg_render_uid(p->sc, ids[2], gid, c, sizeof(c));
+		snprintf(buf, len, "%s %s %s", a, b, c);
+		return true;
+	case NPG_CHECK_RUID:
+	case NPG_CHECK_EUID:
+	case NPG_CHECK_SUID:
+	case NPG_CHECK_FSUID:
+		if (!value_words(p, from, to, 1, "a uid") || !parse_id(p, from, false, false, ids))
+			return false;
+		npg_render_uid(p->sc, ids[0], false, buf, len);
+		return true;
+	case NPG_CHECK_FLAG:
+		return parse_word_choice(p, from, to, flag_values, buf, len);
+	case NPG_CHECK_STATE:
+		return parse_word_choice(p, from, to, state_values, buf, len);
+	case NPG_CHECK_CAP:
+		return parse_word_choice(p, from, to, yes_no, buf, len);
+	case NPG_CHECK_EXIT:
+		if (from < to && tok_is(&p->tok[from], "killed"))
+			return parse_killed(p, from, to, buf, len);
+		if (from < to && tok_is(&p->tok[from], "exited")) {
+			if (!value_words(p, from, to, 2, "'exited CODE'"))
+				return false;
+			if (!tok_u64(&p->tok[from + 1], &v) || v > 255) {
+				error_at(p, p->tok[from + 1].col, "bad exit code (0 to 255)");
+				return false;
+			}
+			snprintf(buf, len, "exited %" PRIu64, v);
+			return true;
+		}
+		if (!value_words(p, from, to, 1, "none, exited CODE or killed SIGNAL") ||
+		    !tok_is(&p->tok[from], "none")) {
+			error_at(p, p->tok[from < to ? from : to - 1].col,
+				 "expected none, exited CODE or killed SIGNAL");
+			return false;
+		}
+		snprintf(buf, len, "none");
+		return true;
+	case NPG_CHECK_NPROC:
+		if (to - from != 2) {
+			error_at(p, from < to ? p->tok[from].col : end_col(p),
+				 "expected SOFT HARD limits");
+			return false;
+		}
+		if (!parse_limit(p, from, &cur) || !parse_limit(p, from + 1, &max))
+			return false;
+		npg_render_limit(cur, a, sizeof(a));
+		npg_render_limit(max, b, sizeof(b));
+		snprintf(buf, len, "%s %s", a, b);
+		return true;
+	}
+	return false;
+}
+
+/* POLICY[,POLICY...] before a ':' */
+static bool parse_policy_list(struct parser *p, int from, int to, uint32_t *mask)
+{
+	*mask = 0;
+	for (int i = from; i < to; i++) {
+		const struct npg_token *t = &p->tok[i];
+		const struct npg_policy *pol;
+		char name[64];
+
+		if (t->kind == NPG_TOK_COMMA && i > from && i + 1 < to)
+			continue;
+		if (tok_is(t, "all")) {
+			error_at(p, t->col, "'all:' is the default: write the value without a prefix");
+			return false;
+		}
+		pol = (t->kind == NPG_TOK_WORD && tok_copy(t, name, sizeof(name)))
+			      ? npg_policy_find(name) : NULL;
+		if (!pol) {
+			error_at(p, t->col, "unknown policy '%.*s' (see 'nprocguard policies')",
+				 (int)t->len, t->start);
+			return false;
+		}
+		*mask |= 1u << npg_policy_index(pol);
+	}
+	if (*mask == 0) {
+		error_at(p, p->tok[from < to ? from : from - 1].col, "missing policy name before ':'");
+		return false;
+	}
+	return true;
+}
+
+/* => VALUE | POLICY[,POLICY]: VALUE | ... */
+static bool parse_expect(struct parser *p, struct npg_stmt *st, int arrow)
+{
+	int i = arrow + 1;
+	uint32_t seen = 0;
+	bool have_default = false;
+
+	if (i >= p->ntok) {
+		error_at(p, end_col(p), "missing expected value after '=>'");
+		return false;
+	}
+	st->expect.alt = xcalloc(NPG_NPOLICIES + 1, sizeof(*st->expect.alt));
+	while (i < p->ntok) {
+		int end = i, colon = -1;
+		uint32_t mask = 0;
+		char buf[128];
+		bool good;
+
+		while (end < p->ntok && p->tok[end].kind != NPG_TOK_PIPE) {
+			if (p->tok[end].kind == NPG_TOK_COLON && colon < 0)
+				colon = end;
+			end++;
+		}
+		if (colon >= 0 && !parse_policy_list(p, i, colon, &mask))
+			return false;
+		if (mask & seen) {
+			error_at(p, p->tok[i].col, "a policy has two expectations");
+			return false;
+		}
+		if (!mask && have_default) {
+			error_at(p, p->tok[i].col, "two default expectations (prefix one with POLICY:)");
+			return false;
+		}
+		int vfrom = colon >= 0 ? colon + 1 : i;
+
+		if (vfrom >= end) {
+			error_at(p, vfrom < p->ntok ? p->tok[vfrom].col : end_col(p),
+				 "missing expected value");
+			return false;
+		}
+		good = st->kind == NPG_STMT_STEP ? parse_step_value(p, st, vfrom, end, buf, sizeof(buf))
+						 : parse_check_value(p, st, vfrom, end, buf, sizeof(buf));
+		if (!good)
+			return false;
+		st->expect.alt[st->expect.nalt++] = (struct npg_expect_alt){
+			.mask = mask, .text = strdup(buf), .line = p->line, .col = p->tok[i].col };
+		if (!st->expect.alt[st->expect.nalt - 1].text) {
+			perror("nprocguard");
+			exit(2);
+		}
+		seen |= mask;
+		have_default |= !mask;
+		if (end < p->ntok && end + 1 >= p->ntok) {
+			error_at(p, p->tok[end].col, "nothing after '|'");
+			return false;
+		}
+		i = end + 1;
+	}
+	return true;
+}
+
+const char *npg_expect_for(const struct npg_expect *e, int pi)
+{
+	const char *def = NULL;
+
+	for (int i = 0; i < e->nalt; i++) {
+		if (e->alt[i].mask & (1u << pi))
+			return e->alt[i].text;
+		if (!e->alt[i].mask)
+			def = e->alt[i].text;
+	}
+	return def;
+}
+
+/* ---- statements ---- */
+
+static int find_arrow(const struct parser *p)
+{
+	for (int i = 0; i < p->ntok; i++)
+		if (p->tok[i].kind == NPG_TOK_ARROW)
+			return i;
+	return p->ntok;
+}
+
+static char *stmt_text(const struct parser *p, int from, int to)
+{
+	const struct npg_token *a, *b;
+	struct npg_token whole;
+
+	if (from >= to)
+		return strdup("");
+	a = &p->tok[from];
+	b = &p->tok[to - 1];
+	whole.start = a->start;
+	whole.len = (size_t)(b->start + b->len + (b->kind == NPG_TOK_STRING ? 1 : 0) - a->start);
+	return tok_dup(&whole);
+}
+
+static bool task_ref(struct parser *p, int i, int *idx)
+{
+	if (!expect_word(p, i, "a task name"))
+		return false;
+	*idx = find_task(p->sc, &p->tok[i]);
+	if (*idx < 0) {
+		error_at(p, p->tok[i].col, "unknown task '%.*s'", (int)p->tok[i].len,
+			 p->tok[i].start);
+		return false;
+	}
+	return true;
+}
+
+struct op_spec {
+	const char *name;
+	enum npg_opcode code;
+	int nids;		/* set*id: how many ids */
+	bool gid;
+	bool allow_none;
+};
+
+static const struct op_spec op_specs[] = {
+	{ "setuid", NPG_OP_SETUID, 1, false, false },
+	{ "seteuid", NPG_OP_SETEUID, 1, false, false },
+	{ "setreuid", NPG_OP_SETREUID, 2, false, true },
+	{ "setresuid", NPG_OP_SETRESUID, 3, false, true },
+	{ "setfsuid", NPG_OP_SETFSUID, 1, false, false },
+	{ "setgid", NPG_OP_SETGID, 1, true, false },
+	{ "setegid", NPG_OP_SETEGID, 1, true, false },
+	{ "setregid", NPG_OP_SETREGID, 2, true, true },
+	{ "setresgid", NPG_OP_SETRESGID, 3, true, true },
+	{ "setfsgid", NPG_OP_SETFSGID, 1, true, false },
+	{ "fork", NPG_OP_FORK, 0, false, false },
+	{ "thread", NPG_OP_THREAD, 0, false, false },
+	{ "exit", NPG_OP_EXIT, 0, false, false },
+	{ "wait", NPG_OP_WAIT, 0, false, false },
+	{ "setgroups", NPG_OP_SETGROUPS, 0, false, false },
+	{ "setrlimit", NPG_OP_SETRLIMIT, 0, false, false },
+	{ "prlimit", NPG_OP_PRLIMIT, 0, false, false },
+	{ "prctl", NPG_OP_KEEPCAPS, 0, false, false },
+	{ "capset", NPG_OP_CAPSET, 0, false, false },
+	{ "execve", NPG_OP_EXECVE, 0, false, false },
+	{ NULL, 0, 0, false, false },
+};
+
+/* The operation's arguments, tokens [i, end) */
+static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec *spec, int i,
+		     int end)
+{
+	struct npg_op *op = &st->op;
+	struct npg_task_decl *actor = &p->sc->tasks[st->task];
+	uint64_t v;
+	int next, idx;
+
+	op->code = spec->code;
+	op->target = -1;
+	if (spec->nids) {
+		for (int k = 0; k < spec->nids; k++)
+			if (!parse_id(p, i + k, spec->gid, spec->allow_none, &op->id[k]))
+				return false;
+		return expect_end(p, i + spec->nids, end);
+	}
+	switch (spec->code) {
+	case NPG_OP_FORK:
+	case NPG_OP_THREAD:
+		if (!expect_word(p, i, "the new task's name") ||
+		    !check_fresh_name(p, &p->tok[i], "task"))
+			return false;
+		if (!expect_end(p, i + 1, end))
+			return false;
+		idx = add_task(p, &p->tok[i]);
+		if (idx < 0)
+			return false;
+		p->sc->tasks[idx].thread = spec->code == NPG_OP_THREAD;
+		p->sc->tasks[idx].creator = st->task;
+		op->target = idx;
+		return true;
+	case NPG_OP_EXIT:
+		if (i < end) {
+			if (!tok_u64(&p->tok[i], &v) || v > 255) {
+				error_at(p, p->tok[i].col, "bad exit code (0 to 255)");
+				return false;
+			}
+			op->value = (int)v;
+			i++;
+		}
+		return expect_end(p, i, end);
+	case NPG_OP_WAIT:
+		return task_ref(p, i, &op->target) && expect_end(p, i + 1, end);
+	case NPG_OP_SETGROUPS:
+		next = parse_groups(p, i, end, &op->ngroups, op->groups);
+		return next >= 0 && expect_end(p, next, end);
+	case NPG_OP_PRLIMIT:
+		if (!task_ref(p, i, &op->target))
+			return false;
+		i++;
+		/* fall through */
+	case NPG_OP_SETRLIMIT:
+		if (spec->code == NPG_OP_SETRLIMIT)
+			op->target = st->task;
+		if (!parse_nproc(p, i, &op->lim_cur, &op->lim_max))
+			return false;
+		return expect_end(p, i + 3, end);
+	case NPG_OP_KEEPCAPS:
+		if (!expect_word(p, i, "'keepcaps'") || !tok_is(&p->tok[i], "keepcaps")) {
+			if (i < end)
+				error_at(p, p->tok[i].col, "only 'prctl keepcaps 0|1' is modelled");
+			return false;
+		}
+		if (!expect_word(p, i + 1, "0 or 1"))
+			return false;
+		if (!tok_u64(&p->tok[i + 1], &v) || v > 1) {
+			error_at(p, p->tok[i + 1].col, "expected 0 or 1");
+			return false;
+		}
+		op->value = (int)v;
+		return expect_end(p, i + 2, end);
+	case NPG_OP_CAPSET: {
+		static const char *const modes[] = { [NPG_CAPSET_DROP] = "drop", [NPG_CAPSET_KEEP] = "keep",
+						     [NPG_CAPSET_RAISE] = "raise", [NPG_CAPSET_LOWER] = "lower" };
+		int m;
+
+		if (!expect_word(p, i, "drop, keep, raise or lower"))
+			return false;
+		for (m = 0; m < 4 && !tok_is(&p->tok[i], modes[m]); m++)
+			;
+		if (m == 4) {
+			error_at(p, p->tok[i].col, "expected drop, keep, raise or lower");
+			return false;
+		}
+		op->value = m;
+		next = parse_caps(p, i + 1, end, &op->caps);
+		return next >= 0 && expect_end(p, next, end);
+	}
+	case NPG_OP_EXECVE:
+		if (actor->thread) {
+			error_at(p, p->tok[0].col,
+				 "execve from a thread is not modelled (de_thread); exec from the process");
+			return false;
+		}
+		if (i < end)	/* an optional program path, for the reader */
+			i++;
+		return expect_end(p, i, end);
+	default:
+		return false;
+	}
+}
+
+static struct npg_stmt *new_stmt(struct parser *p, enum npg_stmt_kind kind)
+{
+	struct npg_scenario *sc = p->sc;
+	struct npg_stmt *st;
+
+	if (sc->nstmts == p->stmt_cap) {
+		int cap = p->stmt_cap ? p->stmt_cap * 2 : 16;
+		struct npg_stmt *grown = realloc(sc->stmts, (size_t)cap * sizeof(*grown));
+
+		if (!grown) {
+			perror("nprocguard");
+			exit(2);
+		}
+		sc->stmts = grown;
+		p->stmt_cap = cap;
+	}
+	st = &sc->stmts[sc->nstmts];
+	memset(st, 0, sizeof(*st));
+	st->kind = kind;
+	st->line = p->line;
+	st->col = p->tok[0].col;
+	st->task = -1;
+	return st;
+}
+
+static void commit_stmt(struct parser *p)
+{
+	p->sc->nstmts++;
+}
+
+static void discard_stmt(struct parser *p, struct npg_stmt *st)
+{
+	free(st->text);
+	for (int i = 0; i < st->expect.nalt; i++)
+		free(st->expect.alt[i].text);
+	free(st->expect.alt);
+	(void)p;
+}
+
+static void mark_dead(struct parser *p, int t)
+{
+	const struct npg_scenario *sc = p->sc;
+
+	if (sc->tasks[t].thread) {
+		p->dead[t] = true;
+		return;
+	}
+	for (int i = 0; i < sc->ntasks; i++)
+		if (leader_of(sc, i) == t)
+			p->dead[i] = true;
+}
+
+static void parse_step(struct parser *p)
+{
+	struct npg_stmt *st = new_stmt(p, NPG_STMT_STEP);
+	int arrow = find_arrow(p);
+	const struct op_spec *spec;
+
+	if (!task_ref(p, 0, &st->task))
+		goto bad;
+	if (p->dead[st->task]) {
+		error_at(p, p->tok[0].col, "task '%s' has already exited",
+			 p->sc->tasks[st->task].name);
+		goto bad;
+	}
+	if (!expect_word(p, 2, "an operation"))
+		goto bad;
+	for (spec = op_specs; spec->name && !tok_is(&p->tok[2], spec->name); spec++)
+		;
+	if (!spec->name) {
+		error_at(p, p->tok[2].col, "unknown operation '%.*s'", (int)p->tok[2].len,
+			 p->tok[2].start);
+		goto bad;
+	}
+	st->text = stmt_text(p, 2, arrow);
+	if (!parse_op(p, st, spec, 3, arrow))
+		goto bad;
+	if (arrow < p->ntok && !parse_expect(p, st, arrow))
+		goto bad;
+	if (st->op.code == NPG_OP_EXIT)
+		mark_dead(p, st->task);
+	commit_stmt(p);
+	return;
+bad:
+	discard_stmt(p, st);
+}
+
+static const struct {
+	const char *name;
+	enum npg_check_kind kind;
+} check_props[] = {
+	{ "uids", NPG_CHECK_UIDS }, { "gids", NPG_CHECK_GIDS }, { "ruid", NPG_CHECK_RUID },
+	{ "euid", NPG_CHECK_EUID }, { "suid", NPG_CHECK_SUID }, { "fsuid", NPG_CHECK_FSUID },
+	{ "flag", NPG_CHECK_FLAG }, { "state", NPG_CHECK_STATE }, { "exit", NPG_CHECK_EXIT },
+	{ "cap", NPG_CHECK_CAP }, { "nproc", NPG_CHECK_NPROC }, { NULL, 0 },
+};
+
+/* check count USER | check TASK PROPERTY [NAME] */
+static void parse_check(struct parser *p)
+{
+	struct npg_stmt *st = new_stmt(p, NPG_STMT_CHECK);
+	int arrow = find_arrow(p), i;
+
+	if (!expect_word(p, 1, "'count' or a task name"))
+		goto bad;
+	if (tok_is(&p->tok[1], "count")) {
+		st->check = NPG_CHECK_COUNT;
+		if (!parse_id(p, 2, false, false, &st->user))
+			goto bad;
+		i = 3;
+	} else {
+		int k;
+
+		if (!task_ref(p, 1, &st->task) || !expect_word(p, 2, "a property"))
+			goto bad;
+		for (k = 0; check_props[k].name && !tok_is(&p->tok[2], check_props[k].name); k++)
+			;
+		if (!check_props[k].name) {
+			error_at(p, p->tok[2].col,
+				 "unknown property '%.*s' (uids gids ruid euid suid fsuid flag state exit cap nproc)",
+				 (int)p->tok[2].len, p->tok[2].start);
+			goto bad;
+		}
+		st->check = check_props[k].kind;
+		i = 3;
+		if (st->check == NPG_CHECK_CAP) {
+			if (!expect_word(p, 3, "a capability name") ||
+			    !parse_cap_name(p, &p->tok[3], &st->cap))
+				goto bad;
+			i = 4;
+		}
+	}
+	if (!expect_end(p, i, arrow))
+		goto bad;
+	st->text = stmt_text(p, 1, arrow);
+	if (arrow < p->ntok && !parse_expect(p, st, arrow))
+		goto bad;
+	commit_stmt(p);
+	return;
+bad:
+	discard_stmt(p, st);
+}
+
+static void parse_line(struct parser *p)
+{
+	const struct npg_token *t0 = &p->tok[0];
+
+	if (p->ntok >= 2 && t0->kind == NPG_TOK_WORD && p->tok[1].kind == NPG_TOK_COLON) {
+		parse_step(p);
+	} else if (tok_is(t0, "check")) {
+		parse_check(p);
+	} else if (tok_is(t0, "scenario")) {
+		parse_string_decl(p, &p->sc->title, "scenario");
+	} else if (tok_is(t0, "source")) {
+		parse_string_decl(p, &p->sc->source, "source");
+	} else if (tok_is(t0, "policies")) {
+		parse_policies(p);
+	} else if (tok_is(t0, "user") || tok_is(t0, "group") || tok_is(t0, "task")) {
+		if (p->sc->nstmts > 0) {
+			error_at(p, t0->col, "declare users, groups and tasks before the first step");
+			return;
+		}
+		if (tok_is(t0, "task"))
+			parse_task_decl(p);
+		else
+			parse_name_decl(p, tok_is(t0, "group"));
+	} else {
+		error_at(p, t0->col, "unknown statement '%.*s' (expected TASK: OPERATION, check, "
+			 "user, group, task, scenario, source or policies)", (int)t0->len, t0->start);
+	}
+}
+
+struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size_t len,
+					FILE *err)
+{
+	struct parser p = { .file = file, .err = err };
+	size_t pos = 0;
+
+	p.sc = xcalloc(1, sizeof(*p.sc));
+	p.sc->file = strdup(file);
+	p.sc->tasks = xcalloc(MAX_TASKS, sizeof(*p.sc->tasks));
+	p.sc->names = xcalloc(MAX_NAMES, sizeof(*p.sc->names));
+	p.dead = xcalloc(MAX_TASKS, sizeof(*p.dead));
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t linelen = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		int err_col;
+		const char *msg;
+
+		p.line++;
+		p.text = text + pos;
+		p.textlen = linelen;
+		if (memchr(p.text, '\0', linelen)) {
+			error_at(&p, (int)((const char *)memchr(p.text, '\0', linelen) - p.text) + 1,
+				 "NUL byte in scenario text");
+		} else {
+			p.ntok = npg_lex_line(p.text, linelen, p.tok, NPG_MAX_TOKENS, &err_col, &msg);
+			if (p.ntok < 0)
+				error_at(&p, err_col, "%s", msg);
+			else if (p.ntok > 0)
+				parse_line(&p);
+		}
+		pos += linelen + (nl ? 1 : 0);
+	}
+	free(p.dead);
+	if (p.sc->policies == 0)
+		p.sc->policies = (1u << NPG_NPOLICIES) - 1;
+	if (p.nerrors == 0 && p.sc->ntasks == 0) {
+		p.line = 1;
+		error_at(&p, 1, "scenario declares no task");
+	}
+	if (p.nerrors > MAX_ERRORS && err)
+		fprintf(err, "%s: %d more errors\n", file, p.nerrors - MAX_ERRORS);
+	if (p.nerrors) {
+		npg_scenario_free(p.sc);
+		return NULL;
+	}
+	return p.sc;
+}
+
+struct npg_scenario *npg_scenario_load(const char *path, FILE *err)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	struct npg_scenario *sc;
+
+	if (!f) {
+		if (err)
+			fprintf(err, "%s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			char *grown;
+
+			if (cap >= (16u << 20)) {
+				if (err)
+					fprintf(err, "%s: scenario larger than 16 MiB\n", path);
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			cap = cap ? cap * 2 : 8192;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				perror("nprocguard");
+				exit(2);
+			}
+			buf = grown;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		if (err)
+			fprintf(err, "%s: read error\n", path);
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	sc = npg_scenario_parse(path, buf ? buf : "", len, err);
+	free(buf);
+	return sc;
+}
+
+void npg_scenario_free(struct npg_scenario *sc)
+{
+	if (!sc)
+		return;
+	for (int i = 0; i < sc->nstmts; i++) {
+		free(sc->stmts[i].text);
+		for (int k = 0; k < sc->stmts[i].expect.nalt; k++)
+			free(sc->stmts[i].expect.alt[k].text);
+		free(sc->stmts[i].expect.alt);
+	}
+	for (int i = 0; i < sc->ntasks; i++)
+		free(sc->tasks[i].name);
+	for (int i = 0; i < sc->nnames; i++)
+		free(sc->names[i].name);
+	free(sc->stmts);
+	free(sc->tasks);
+	free(sc->names);
+	free(sc->file);
+	free(sc->title);
+	free(sc->source);
+	free(sc);
+}

@@ -1,0 +1,185 @@
+/* Canonical text for observed values; expectations are rendered the same way. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario/scenario.h"
+
+int npg_scenario_user_index(const struct npg_scenario *sc, npg_id id)
+{
+	for (int i = 0; i < sc->nnames; i++)
+		if (!sc->names[i].group && sc->names[i].id == id)
+			return i;
+	return -1;
+}
+
+/* uids by user name; gids by group name, else by the user of that number */
+void npg_render_uid(const struct npg_scenario *sc, npg_id id, bool gid, char *buf, size_t len)
+{
+	const char *name = NULL;
+
+	for (int i = 0; i < sc->nnames && !name; i++)
+		if (sc->names[i].id == id && sc->names[i].group == gid)
+			name = sc->names[i].name;
+	for (int i = 0; i < sc->nnames && !name && gid; i++)
+		if (sc->names[i].id == id)
+			name = sc->names[i].name;
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else if (id == NPG_ID_NONE)
+		snprintf(buf, len, "-1");
+	else
+		snprintf(buf, len, "%" PRIu32, id);
+}
+
+void npg_render_limit(uint64_t v, char *buf, size_t len)
+{
+	if (v == NPG_RLIM_INFINITY)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
+const char *npg_signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "%d", sig);
+	return buf;
+}
+
+static bool op_is_gid(enum npg_opcode op)
+{
+	return op >= NPG_OP_SETGID && op <= NPG_OP_SETGROUPS;
+}
+
+void npg_render_result(const struct npg_scenario *sc, const struct npg_stmt *st,
+		       struct npg_result r, char *buf, size_t len)
+{
+	char sig[32];
+	const char *name;
+
+	switch (r.kind) {
+	case NPG_R_OK:
+		snprintf(buf, len, "ok");
+		break;
+	case NPG_R_ERRNO:
+		name = strerrorname_np((int)r.value);
+		if (name)
+			snprintf(buf, len, "%s", name);
+		else
+			snprintf(buf, len, "errno %ld", r.value);
+		break;
+	case NPG_R_ID:
+		npg_render_uid(sc, (npg_id)r.value, op_is_gid(st->op.code), buf, len);
+		break;
+	case NPG_R_KILLED:
+		snprintf(buf, len, "killed %s", npg_signal_name((int)r.value, sig, sizeof(sig)));
+		break;
+	case NPG_R_RUNNING:
+		snprintf(buf, len, "running");
+		break;
+	case NPG_R_DEAD:
+		snprintf(buf, len, "dead");
+		break;
+	case NPG_R_UNREPRODUCIBLE:
+		snprintf(buf, len, "unreproducible");
+		break;
+	}
+}
+
+static void render_ids(const struct npg_scenario *sc, const struct npg_ids *ids, bool gid,
+		       char *buf, size_t len)
+{
+	char r[32], e[32], s[32];
+
+	npg_render_uid(sc, ids->real, gid, r, sizeof(r));
+	npg_render_uid(sc, ids->eff, gid, e, sizeof(e));
+	npg_render_uid(sc, ids->saved, gid, s, sizeof(s));
+	snprintf(buf, len, "%s %s %s", r, e, s);
+}
+
+static const char *const state_names[] = {
+	[NPG_TASK_ABSENT] = "absent", [NPG_TASK_RUNNING] = "running",
+	[NPG_TASK_ZOMBIE] = "zombie", [NPG_TASK_REAPED] = "reaped",
+};
+
+void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
+		      const struct npg_task *t, long count, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	switch (st->check) {
+	case NPG_CHECK_COUNT:
+		snprintf(buf, len, "%ld", count);
+		break;
+	case NPG_CHECK_UIDS:
+		render_ids(sc, &t->cred.uid, false, buf, len);
+		break;
+	case NPG_CHECK_GIDS:
+		render_ids(sc, &t->cred.gid, true, buf, len);
+		break;
+	case NPG_CHECK_RUID:
+		npg_render_uid(sc, t->cred.uid.real, false, buf, len);
+		break;
+	case NPG_CHECK_EUID:
+		npg_render_uid(sc, t->cred.uid.eff, false, buf, len);
+		break;
+	case NPG_CHECK_SUID:
+		npg_render_uid(sc, t->cred.uid.saved, false, buf, len);
+		break;
+	case NPG_CHECK_FSUID:
+		npg_render_uid(sc, t->cred.uid.fs, false, buf, len);
+		break;
+	case NPG_CHECK_FLAG:
+		snprintf(buf, len, "%s", t->nproc_exceeded ? "set" : "clear");
+		break;
+	case NPG_CHECK_STATE:
+		snprintf(buf, len, "%s", state_names[t->state]);
+		break;
+	case NPG_CHECK_EXIT:
+		if (t->state != NPG_TASK_ZOMBIE && t->state != NPG_TASK_REAPED)
+			snprintf(buf, len, "none");
+		else if (t->exit_signal)
+			snprintf(buf, len, "killed %s", npg_signal_name(t->exit_signal, a, sizeof(a)));
+		else
+			snprintf(buf, len, "exited %d", t->exit_code);
+		break;
+	case NPG_CHECK_CAP:
+		snprintf(buf, len, "%s", npg_cap_has(t->cred.cap_effective, st->cap) ? "yes" : "no");
+		break;
+	case NPG_CHECK_NPROC:
+		npg_render_limit(t->nproc_cur, a, sizeof(a));
+		npg_render_limit(t->nproc_max, b, sizeof(b));
+		snprintf(buf, len, "%s %s", a, b);
+		break;
+	}
+}
+
+void npg_capset_compute(const struct npg_op *op, uint64_t cur_eff, uint64_t cur_prm,
+			uint64_t *eff, uint64_t *prm)
+{
+	*eff = cur_eff;
+	*prm = cur_prm;
+	switch ((enum npg_capset_mode)op->value) {
+	case NPG_CAPSET_DROP:
+		*eff &= ~op->caps;
+		*prm &= ~op->caps;
+		break;
+	case NPG_CAPSET_KEEP:
+		*eff &= op->caps;
+		*prm &= op->caps;
+		break;
+	case NPG_CAPSET_RAISE:
+		*eff |= op->caps;
+		break;
+	case NPG_CAPSET_LOWER:
+		*eff &= ~op->caps;
+		break;
+	}
+}

@@ -1,0 +1,133 @@
+/*
+ * A parsed scenario: users, initial tasks, and statements (steps and
+ * checks), each with its expected outcome per policy. The language is
+ * described in doc/scenario-language.md.
+ */
+#ifndef NPG_SCENARIO_SCENARIO_H
+#define NPG_SCENARIO_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/model.h"
+
+enum npg_opcode {
+	NPG_OP_FORK, NPG_OP_THREAD, NPG_OP_EXIT, NPG_OP_WAIT,
+	NPG_OP_SETUID, NPG_OP_SETEUID, NPG_OP_SETREUID, NPG_OP_SETRESUID, NPG_OP_SETFSUID,
+	NPG_OP_SETGID, NPG_OP_SETEGID, NPG_OP_SETREGID, NPG_OP_SETRESGID, NPG_OP_SETFSGID,
+	NPG_OP_SETGROUPS, NPG_OP_SETRLIMIT, NPG_OP_PRLIMIT, NPG_OP_KEEPCAPS, NPG_OP_CAPSET,
+	NPG_OP_EXECVE,
+};
+
+enum npg_capset_mode { NPG_CAPSET_DROP, NPG_CAPSET_KEEP, NPG_CAPSET_RAISE, NPG_CAPSET_LOWER };
+
+struct npg_op {
+	enum npg_opcode code;
+	int target;		/* task index: new child or thread, waited child, prlimit target */
+	npg_id id[3];		/* ids for set*id; NPG_ID_NONE is "-1" */
+	uint64_t lim_cur, lim_max;
+	int value;		/* exit code; keepcaps 0/1; capset mode */
+	uint64_t caps;
+	int ngroups;
+	npg_id groups[NPG_NGROUPS];
+};
+
+/* Apply a capset step to the current sets; shared by every backend. */
+void npg_capset_compute(const struct npg_op *op, uint64_t cur_eff, uint64_t cur_prm,
+			uint64_t *eff, uint64_t *prm);
+
+enum npg_check_kind {
+	NPG_CHECK_COUNT,	/* check count USER */
+	NPG_CHECK_UIDS, NPG_CHECK_RUID, NPG_CHECK_EUID, NPG_CHECK_SUID, NPG_CHECK_FSUID,
+	NPG_CHECK_GIDS,
+	NPG_CHECK_FLAG,
+	NPG_CHECK_STATE,
+	NPG_CHECK_EXIT,
+	NPG_CHECK_CAP,
+	NPG_CHECK_NPROC,
+};
+
+/* One alternative of an expectation: for the policies in @mask (0: all others). */
+struct npg_expect_alt {
+	uint32_t mask;
+	char *text;		/* canonical rendering, compared with what was observed */
+	int line, col;
+};
+
+struct npg_expect {
+	int nalt;
+	struct npg_expect_alt *alt;
+};
+
+enum npg_stmt_kind { NPG_STMT_STEP, NPG_STMT_CHECK };
+
+struct npg_stmt {
+	enum npg_stmt_kind kind;
+	int line, col;
+	int task;		/* acting task (step), subject task (check), -1 for count */
+	struct npg_op op;
+	enum npg_check_kind check;
+	npg_id user;		/* count USER */
+	int cap;		/* check TASK cap NAME */
+	char *text;		/* the statement as written, for reports */
+	struct npg_expect expect;
+};
+
+struct npg_name {
+	char *name;
+	npg_id id;
+	long procs;		/* users: processes outside the scenario */
+	bool group;		/* declared with "group" (names a gid only) */
+};
+
+struct npg_task_decl {
+	char *name;
+	int line;
+	bool initial;		/* declared with "task" (else created by fork/thread) */
+	bool thread;
+	int creator;		/* task that forked it, -1 for initial tasks */
+	bool caps_explicit;	/* "caps" given: a set a real host may not be able to grant */
+	struct npg_cred cred;
+	uint64_t nproc_cur, nproc_max;
+};
+
+struct npg_scenario {
+	char *file;
+	char *title;
+	char *source;
+	uint32_t policies;	/* bit i: npg_policies[i] */
+	int nnames;
+	struct npg_name *names;
+	int ntasks;
+	struct npg_task_decl *tasks;
+	int nstmts;
+	struct npg_stmt *stmts;
+};
+
+/*
+ * Parse @len bytes of @text named @file. On error, writes one
+ * "file:line:col: message" line per error to @err (may be NULL) and
+ * returns NULL.
+ */
+struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size_t len,
+					FILE *err);
+struct npg_scenario *npg_scenario_load(const char *path, FILE *err);
+void npg_scenario_free(struct npg_scenario *sc);
+
+/* Which expectation applies to policy index @pi, or NULL. */
+const char *npg_expect_for(const struct npg_expect *e, int pi);
+
+/* Rendering of observed values, in the same canonical form expectations take. */
+void npg_render_uid(const struct npg_scenario *sc, npg_id id, bool gid, char *buf, size_t len);
+void npg_render_result(const struct npg_scenario *sc, const struct npg_stmt *st,
+		       struct npg_result r, char *buf, size_t len);
+void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
+		      const struct npg_task *view, long count, char *buf, size_t len);
+void npg_render_limit(uint64_t v, char *buf, size_t len);
+const char *npg_signal_name(int sig, char *buf, size_t len);
+/* The number of a user named in the scenario, for backends that map ids. */
+int npg_scenario_user_index(const struct npg_scenario *sc, npg_id id);
+
+#endif
