@@ -1,0 +1,45 @@
+# TAP helpers for the command-line tests, in the manner of git's t/.
+# Each test: test_expect "sentence" 'shell code'. Temporary files live in
+# $TMP, removed on any exit.
+set -u
+: "${NPG_BUILD:?set NPG_BUILD to a build directory}"
+NPG="$NPG_BUILD/nprocguard"
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/nprocguard-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT INT TERM HUP
+test_count=0
+test_failed=0
+
+test_expect() {
+	test_count=$((test_count + 1))
+	if (eval "$2") >"$TMP/out" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		echo "not ok $test_count - $1"
+		sed 's/^/# /' "$TMP/out"
+		test_failed=$((test_failed + 1))
+	fi
+}
+
+test_skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - $1 # SKIP $2"
+}
+
+test_done() {
+	echo "1..$test_count"
+	[ "$test_failed" -eq 0 ]
+}
+
+# expect_exit CODE command...: run, require that exit status
+expect_exit() {
+	_expect_status=$1
+	shift
+	"$@" >"$TMP/stdout" 2>"$TMP/stderr"
+	_status=$?
+	if [ "$_status" -ne "$_expect_status" ]; then
+		echo "exit status $_status, want $_expect_status: $*"
+		cat "$TMP/stdout" "$TMP/stderr"
+		return 1
+	fi
+}

@@ -1,0 +1,89 @@
+#!/bin/sh
+# nprocguard run: formats, policies, exit codes.
+. "$(dirname "$0")/lib.sh"
+A="$TOP/scenarios/article"
+
+test_expect "every seed scenario holds under every policy" '
+	expect_exit 0 "$NPG" run "$A"/*.npg &&
+	grep -q "^9 files, [0-9]* expectations: [0-9]* held, 0 failed$" "$TMP/stdout"
+'
+
+test_expect "the side-by-side table has one column per policy" '
+	expect_exit 0 "$NPG" run "$A/03-unchecked-drop.npg" &&
+	head -3 "$TMP/stdout" | grep -q "linux-2.4 *linux-2.6 *ow-2006 *kulikov-2011 *brown-flag-2011 *linux-3.1 *linux-5.14 *linux-6"
+'
+
+test_expect "one policy gives a trace with uids, flag and counts" '
+	expect_exit 0 "$NPG" run --policy linux-2.6 "$A/03-unchecked-drop.npg" &&
+	grep -q "^backend: linux-2.6$" "$TMP/stdout" &&
+	grep -Eq "session +setuid www +EAGAIN +EAGAIN +root root root" "$TMP/stdout"
+'
+
+test_expect "the sendmail-style drop leaves the command running as root under linux-2.6" '
+	expect_exit 0 "$NPG" run -p linux-2.6 -f json "$A/03-unchecked-drop.npg" &&
+	jq -e ".scenarios[0].statements[] | select(.statement == \"check session uids\")
+	       | .observed[\"linux-2.6\"].value == \"root root root\"" "$TMP/stdout" >/dev/null
+'
+
+test_expect "JSON output is valid and counts every expectation" '
+	expect_exit 0 "$NPG" run --format json "$A"/*.npg &&
+	jq -e ".summary.failed == 0 and .summary.expectations > 400 and (.scenarios | length) == 9" \
+		"$TMP/stdout" >/dev/null
+'
+
+test_expect "TAP output is accepted by prove" '
+	"$NPG" run --format tap "$A"/*.npg >"$TMP/all.tap" &&
+	prove -e cat "$TMP/all.tap" >/dev/null
+'
+
+test_expect "a failed expectation exits 1 and names file:line and policy" '
+	sed "s/=> ok | linux-2.4: EAGAIN/=> ok/" "$A/02-lprng.npg" >"$TMP/wrong.npg" &&
+	expect_exit 1 "$NPG" run "$TMP/wrong.npg" &&
+	grep -q "^$TMP/wrong.npg:24: linux-2.4: lpr: fork job: expected ok, got EAGAIN$" "$TMP/stderr"
+'
+
+test_expect "a failed expectation is a failing TAP test" '
+	expect_exit 1 "$NPG" run -f tap "$TMP/wrong.npg" &&
+	grep -q "^not ok .* linux-2.4: lpr: fork job => ok$" "$TMP/stdout"
+'
+
+test_expect "--policy takes a comma-separated list" '
+	expect_exit 0 "$NPG" run -p linux-3.1,linux-6 "$A/07-off-by-one.npg" &&
+	head -3 "$TMP/stdout" | grep -Eq "STEP +linux-3.1 +linux-6 *$"
+'
+
+test_expect "an unknown policy is a usage error" '
+	expect_exit 2 "$NPG" run -p linux-9 "$A/01-cgiwrap.npg" &&
+	grep -q "unknown policy .linux-9." "$TMP/stderr"
+'
+
+test_expect "an unknown format is a usage error" '
+	expect_exit 2 "$NPG" run -f xml "$A/01-cgiwrap.npg" &&
+	grep -q "Try .nprocguard run --help." "$TMP/stderr"
+'
+
+test_expect "no file is a usage error" 'expect_exit 2 "$NPG" run'
+test_expect "a missing file is reported with its name" '
+	expect_exit 2 "$NPG" run "$TMP/none.npg" &&
+	grep -q "none.npg: No such file or directory" "$TMP/stderr"
+'
+test_expect "one bad file stops the run before any result" '
+	printf "task x uid 0\nx: frobnicate\n" >"$TMP/bad.npg" &&
+	expect_exit 2 "$NPG" run "$A/01-cgiwrap.npg" "$TMP/bad.npg" &&
+	! test -s "$TMP/stdout"
+'
+test_expect "run --help exits 0" 'expect_exit 0 "$NPG" run --help && grep -q "^Usage:" "$TMP/stdout"'
+test_expect "--version prints the version" '
+	expect_exit 0 "$NPG" --version && grep -Eq "^nprocguard [0-9]+\.[0-9]+" "$TMP/stdout"
+'
+test_expect "an unknown command exits 2" 'expect_exit 2 "$NPG" frobnicate'
+
+test_expect "policies lists all eight, oldest first" '
+	expect_exit 0 "$NPG" policies -r -n &&
+	test "$(cut -d" " -f1 "$TMP/stdout" | tr "\n" " ")" = "linux-2.4 linux-2.6 ow-2006 kulikov-2011 brown-flag-2011 linux-3.1 linux-5.14 linux-6 "
+'
+test_expect "policies --json is valid JSON" '
+	expect_exit 0 "$NPG" policies --json &&
+	jq -e ".policies | length == 8" "$TMP/stdout" >/dev/null
+'
+test_done

@@ -1,0 +1,148 @@
+/*
+ * Credential rules that do not change between eras (kernel/sys.c,
+ * security/commoncap.c): who may set which id, what the saved uid becomes,
+ * what happens to capabilities, RLIMIT_NPROC's hard-limit rule.
+ */
+#include <errno.h>
+
+#include "model/policy.h"
+#include "tap.h"
+
+static struct npg_world w;
+
+static void spawn(int idx, npg_id r, npg_id e, npg_id s, uint64_t caps)
+{
+	struct npg_cred c = { 0 };
+
+	c.uid = (struct npg_ids){ r, e, s, e };
+	c.gid = (struct npg_ids){ r, r, r, r };
+	c.cap_bset = NPG_CAP_ALL;
+	c.cap_permitted = c.cap_effective = caps;
+	npg_task_spawn(&w, idx, &c, 10, 20);
+}
+
+static void fresh(void)
+{
+	npg_world_free(&w);
+	npg_world_init(&w, npg_policy_find("linux-6"), 4);
+}
+
+static bool ids(int t, npg_id r, npg_id e, npg_id s)
+{
+	const struct npg_ids *u = &w.tasks[t].cred.uid;
+	bool same = u->real == r && u->eff == e && u->saved == s;
+
+	if (!same)
+		printf("#   uids are %u %u %u, want %u %u %u\n", u->real, u->eff, u->saved, r, e, s);
+	return same;
+}
+
+static int err(struct npg_result r)
+{
+	return r.kind == NPG_R_ERRNO ? (int)r.value : 0;
+}
+
+int main(void)
+{
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	tap_is(err(npg_sys_setuid(&w, 0, false, 0)), EPERM, "unprivileged setuid(0) is EPERM");
+	tap_is(err(npg_sys_setuid(&w, 0, false, (npg_id)-1)), EINVAL, "setuid(-1) is EINVAL");
+
+	fresh();
+	spawn(0, 1000, 0, 0, NPG_CAP_ALL);	/* a set-uid-root program */
+	tap_is(err(npg_sys_setuid(&w, 0, false, 2000)), 0, "setuid by euid 0 with CAP_SETUID");
+	tap_ok(ids(0, 2000, 2000, 2000), "privileged setuid sets real, effective and saved");
+	tap_is(w.tasks[0].cred.cap_permitted, 0, "leaving uid 0 everywhere clears permitted");
+
+	fresh();
+	spawn(0, 1000, 0, 0, NPG_CAP_ALL);
+	npg_sys_keepcaps(&w, 0, true);
+	npg_sys_setresuid(&w, 0, false, 1000, 1000, 1000);
+	tap_ok(w.tasks[0].cred.cap_permitted == NPG_CAP_ALL, "PR_SET_KEEPCAPS keeps permitted");
+	tap_is(w.tasks[0].cred.cap_effective, 0, "... but effective is cleared with euid 0 -> non-0");
+	npg_sys_execve(&w, 0);
+	tap_is(w.tasks[0].cred.cap_permitted, 0, "execve as non-root empties permitted");
+	tap_ok(!w.tasks[0].cred.keepcaps, "execve clears keepcaps");
+
+	fresh();
+	spawn(0, 1000, 0, 0, NPG_CAP_ALL);
+	npg_sys_setresuid(&w, 0, false, NPG_ID_NONE, 1000, NPG_ID_NONE);	/* seteuid(1000) */
+	tap_ok(ids(0, 1000, 1000, 0), "seteuid keeps the saved uid 0");
+	tap_is(w.tasks[0].cred.cap_effective, 0, "euid 0 -> 1000 clears effective");
+	tap_is(err(npg_sys_setresuid(&w, 0, false, NPG_ID_NONE, 0, NPG_ID_NONE)), 0,
+	       "seteuid(0) back through the saved uid");
+	tap_ok(w.tasks[0].cred.cap_effective == NPG_CAP_ALL, "euid -> 0 restores effective from permitted");
+
+	fresh();
+	spawn(0, 1000, 2000, 3000, 0);
+	tap_is(err(npg_sys_setreuid(&w, 0, false, 3000, NPG_ID_NONE)), EPERM,
+	       "setreuid: the real uid may not become the saved uid");
+	tap_is(err(npg_sys_setreuid(&w, 0, false, NPG_ID_NONE, 3000)), 0,
+	       "setreuid: the effective uid may become the saved uid");
+	tap_ok(ids(0, 1000, 3000, 3000), "setreuid: euid != old ruid sets saved = new euid");
+	tap_is(err(npg_sys_setreuid(&w, 0, false, NPG_ID_NONE, 1000)), 0, "setreuid(-1, ruid)");
+	tap_ok(ids(0, 1000, 1000, 3000), "setreuid: euid == old ruid leaves saved alone");
+
+	fresh();
+	spawn(0, 1000, 2000, 3000, 0);
+	tap_is(err(npg_sys_setresuid(&w, 0, false, 3000, 1000, 2000)), 0,
+	       "setresuid permutes the three ids without privilege");
+	tap_is(err(npg_sys_setresuid(&w, 0, false, 4000, NPG_ID_NONE, NPG_ID_NONE)), EPERM,
+	       "setresuid to a new id needs CAP_SETUID");
+
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	{
+		struct npg_result r = npg_sys_setfsuid(&w, 0, false, 0);
+
+		tap_ok(r.kind == NPG_R_ID && r.value == 1000, "setfsuid returns the old fsuid, even when refused");
+		tap_is(w.tasks[0].cred.uid.fs, 1000, "unprivileged setfsuid(0) changes nothing");
+	}
+
+	fresh();
+	spawn(0, 0, 0, 0, NPG_CAP_ALL);
+	npg_sys_setfsuid(&w, 0, false, 1000);
+	tap_is(w.tasks[0].cred.cap_effective & NPG_CAP_FS_MASK, 0, "fsuid 0 -> 1000 drops CAP_FS_MASK");
+	tap_ok(npg_cap_has(w.tasks[0].cred.cap_effective, NPG_CAP_SETUID), "... and nothing else");
+	tap_is(npg_count_of(&w, 1000), 0, "setfsuid never moves the count");
+
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	tap_is(err(npg_sys_setuid(&w, 0, true, 0)), EPERM, "unprivileged setgid(0) is EPERM");
+	tap_is(err(npg_sys_setgroups(&w, 0, 0, NULL)), EPERM, "setgroups needs CAP_SETGID");
+
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	tap_is(err(npg_sys_prlimit(&w, 0, 0, 30, 20)), EINVAL, "soft above hard is EINVAL");
+	tap_is(err(npg_sys_prlimit(&w, 0, 0, 30, 30)), EPERM, "raising the hard limit needs CAP_SYS_RESOURCE");
+	tap_is(err(npg_sys_prlimit(&w, 0, 0, 5, 5)), 0, "lowering is always allowed");
+	tap_is(err(npg_sys_prlimit(&w, 0, 0, 5, 20)), EPERM, "... and cannot be undone");
+
+	fresh();
+	spawn(0, 0, 0, 0, NPG_CAP_ALL & ~NPG_CAP(NPG_CAP_SYS_RESOURCE));
+	spawn(1, 1000, 1000, 1000, 0);
+	tap_is(err(npg_sys_prlimit(&w, 0, 1, 5, 5)), EPERM,
+	       "prlimit on another user's task needs CAP_SYS_RESOURCE, even for root");
+
+	fresh();
+	spawn(0, 1000, 1000, 1000, NPG_CAP(NPG_CAP_SETUID));
+	tap_is(err(npg_sys_capset(&w, 0, NPG_CAP(NPG_CAP_SYS_ADMIN), NPG_CAP(NPG_CAP_SYS_ADMIN))), EPERM,
+	       "capset cannot add to permitted");
+	tap_is(err(npg_sys_capset(&w, 0, 0, 0)), 0, "capset may drop everything");
+
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	npg_sys_fork(&w, 0, 1, true);	/* a thread */
+	npg_sys_fork(&w, 0, 2, false);	/* a child process */
+	tap_is(npg_count_of(&w, 1000), 3, "a thread and a child count");
+	npg_sys_exit(&w, 0, 0);
+	tap_is(npg_count_of(&w, 1000), 1, "exit_group releases the thread; the orphan is reparented");
+	tap_ok(w.tasks[2].parent == NPG_HARNESS && w.tasks[2].state == NPG_TASK_RUNNING,
+	       "the child lives on under the harness");
+	npg_sys_exit(&w, 2, 3);
+	tap_is(npg_count_of(&w, 1000), 0, "an orphan is reaped at once by its new parent");
+
+	npg_world_free(&w);
+	return tap_done();
+}
