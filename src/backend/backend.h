@@ -21,6 +21,8 @@ struct npg_backend_ops {
 	void (*view)(struct npg_backend *b, int task, struct npg_task *out);
 	/* A user's count: tasks, threads and zombies charged to it. */
 	long (*count)(struct npg_backend *b, npg_id uid);
+	/* May be NULL: can this check be observed faithfully here? If not, sets b->reason. */
+	bool (*check_reproducible)(struct npg_backend *b, const struct npg_stmt *st);
 	/* Tear everything down; safe after a failed start. */
 	void (*stop)(struct npg_backend *b);
 };
@@ -40,5 +42,24 @@ struct npg_backend {
 /* The model of @policy; tasks start with bounding set @cap_bset. */
 void npg_model_backend_init(struct npg_backend *b, const struct npg_policy *policy,
 			    uint64_t cap_bset);
+
+/* What the running kernel and this process can do, for the real backend. */
+struct npg_host {
+	char release[128];		/* uname -r */
+	const struct npg_policy *policy;	/* the model of that release */
+	bool root;
+	uint64_t cap_bnd, cap_eff;	/* this process's bounding and effective sets */
+	uint64_t nproc_hard;		/* this process's hard RLIMIT_NPROC */
+};
+
+int npg_host_probe(struct npg_host *h);
+
+/* The running kernel. Scenario uids other than 0 map to @uid_base + 1, ... */
+void npg_real_backend_init(struct npg_backend *b, const struct npg_host *host,
+			   uint32_t uid_base);
+/* The uid window the real backend owns, and checks is empty before a run */
+#define NPG_UID_WINDOW 4096
+/* Kill every process in the window (after a crash); returns how many. */
+int npg_real_sweep(uint32_t uid_base);
 
 #endif

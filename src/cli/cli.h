@@ -9,12 +9,23 @@
 #define NPG_EXIT_FAILED 1	/* an expectation failed, a difference was found */
 #define NPG_EXIT_USAGE 2	/* bad usage or bad input */
 
+#include <stdint.h>
+
+struct npg_host;
+
+#define NPG_DEFAULT_UID_BASE 3000000000u
+
 int npg_cmd_run(int argc, char **argv);
+int npg_cmd_conform(int argc, char **argv);
 int npg_cmd_policies(int argc, char **argv);
 
 /* "Try 'nprocguard CMD --help'." and exit 2 */
 noreturn void npg_usage_error(const char *cmd);
 /* Policies from "NAME[,NAME]" or "all": a bit mask; -1 on an unknown name (reported). */
 long npg_parse_policy_list(const char *arg);
+/* --uid-base: a number with room for the window above it; -1 (reported) if not. */
+int npg_parse_uid_base(const char *arg, uint32_t *out);
+/* Probe the host for the real backend: root, /proc. Reports and returns -1 if unusable. */
+int npg_real_preflight(struct npg_host *host);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "runner/run.h"
@@ -17,6 +18,10 @@ static void usage(void)
 	       " -p, --policy LIST    NAME[,NAME...] or 'all' (default: the file's\n"
 	       "                      'policies' line, else all)\n"
 	       " -f, --format FORMAT  text (default), json or tap\n"
+	       " -R, --real           run on the running kernel instead of the model\n"
+	       "                      (root; expectations of the kernel's own policy)\n"
+	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
+	       "                      (default 3000000000)\n"
 	       " -h, --help           display this help\n\n"
 	       "With one policy, text output is a step-by-step trace; with several, a\n"
 	       "side-by-side table, one column per policy.\n\n"
@@ -28,14 +33,31 @@ struct run_totals {
 	bool broken;
 };
 
-static void run_one(const struct npg_scenario *sc, long mask, enum npg_format fmt,
+struct run_options {
+	long mask;
+	enum npg_format fmt;
+	bool real;
+	uint32_t uid_base;
+	struct npg_host host;
+};
+
+static void run_one(const struct npg_scenario *sc, const struct run_options *opt,
 		    struct run_totals *tot, bool first)
 {
 	struct npg_backend backends[NPG_NPOLICIES];
 	struct npg_column cols[NPG_NPOLICIES];
 	struct npg_run run;
+	enum npg_format fmt = opt->fmt;
+	long mask = opt->mask ? opt->mask : (long)sc->policies;
 	int n = 0;
 
+	if (opt->real) {
+		npg_real_backend_init(&backends[0], &opt->host, opt->uid_base);
+		cols[0] = (struct npg_column){ .backend = &backends[0],
+					       .policy_index = npg_policy_index(backends[0].policy) };
+		n = 1;
+		mask = 0;
+	}
 	for (int i = 0; npg_policies[i]; i++) {
 		if (!(mask & (1L << i)))
 			continue;
@@ -69,24 +91,32 @@ int npg_cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "real", no_argument, NULL, 'R' },
+		{ "uid-base", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum npg_format fmt = NPG_FORMAT_TEXT;
+	struct run_options opt = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
 	struct run_totals tot = { 0 };
 	struct npg_scenario **sc;
-	long mask = 0;
 	int c, nfiles, bad = 0;
 
-	while ((c = getopt_long(argc, argv, "p:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:f:Ru:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			mask = npg_parse_policy_list(optarg);
-			if (mask < 0)
+			opt.mask = npg_parse_policy_list(optarg);
+			if (opt.mask < 0)
+				npg_usage_error("run");
+			break;
+		case 'R':
+			opt.real = true;
+			break;
+		case 'u':
+			if (npg_parse_uid_base(optarg, &opt.uid_base) < 0)
 				npg_usage_error("run");
 			break;
 		case 'f':
-			if (npg_format_parse(optarg, &fmt) < 0) {
+			if (npg_format_parse(optarg, &opt.fmt) < 0) {
 				fprintf(stderr, "nprocguard run: unknown format '%s'\n", optarg);
 				npg_usage_error("run");
 			}
@@ -98,6 +128,13 @@ int npg_cmd_run(int argc, char **argv)
 			npg_usage_error("run");
 		}
 	}
+	if (opt.real && opt.mask) {
+		fprintf(stderr, "nprocguard run: --real runs the kernel's own policy; "
+			"--policy is for the model (see 'nprocguard conform')\n");
+		npg_usage_error("run");
+	}
+	if (opt.real && npg_real_preflight(&opt.host) < 0)
+		return NPG_EXIT_USAGE;
 	nfiles = argc - optind;
 	if (nfiles == 0) {
 		fprintf(stderr, "nprocguard run: no scenario file given\n");
@@ -113,15 +150,15 @@ int npg_cmd_run(int argc, char **argv)
 		if (!(sc[i] = npg_scenario_load(argv[optind + i], stderr)))
 			bad++;
 	if (!bad) {
-		if (fmt == NPG_FORMAT_JSON)
+		if (opt.fmt == NPG_FORMAT_JSON)
 			npg_report_json_begin(stdout, "run");
 		for (int i = 0; i < nfiles; i++)
-			run_one(sc[i], mask ? mask : (long)sc[i]->policies, fmt, &tot, i == 0);
-		if (fmt == NPG_FORMAT_JSON)
+			run_one(sc[i], &opt, &tot, i == 0);
+		if (opt.fmt == NPG_FORMAT_JSON)
 			npg_report_json_end(stdout, tot.expectations, tot.failed, tot.unreproducible);
-		if (fmt == NPG_FORMAT_TAP)
+		if (opt.fmt == NPG_FORMAT_TAP)
 			npg_report_tap_end(stdout, tot.tap_number);
-		if (fmt == NPG_FORMAT_TEXT && nfiles > 1)
+		if (opt.fmt == NPG_FORMAT_TEXT && nfiles > 1)
 			printf("%d files, %d expectations: %d held, %d failed\n", nfiles,
 			       tot.expectations, tot.expectations - tot.failed, tot.failed);
 	}

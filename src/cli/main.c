@@ -3,6 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "backend/real/wire.h"
+#include "backend/backend.h"
 #include "cli/cli.h"
 #include "model/policy.h"
 
@@ -61,8 +67,52 @@ long npg_parse_policy_list(const char *arg)
 	return mask ? mask : -1;
 }
 
+/* Descriptors 0-2 must exist before we create sockets and pipes for puppets */
+static void ensure_std_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			exit(NPG_EXIT_USAGE);
+}
+
+int npg_parse_uid_base(const char *arg, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' ||
+	    v + NPG_UID_WINDOW >= NPG_ID_NONE) {
+		fprintf(stderr, "nprocguard: bad --uid-base '%s' (0 to %u)\n", arg,
+			NPG_ID_NONE - NPG_UID_WINDOW - 1);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int npg_real_preflight(struct npg_host *host)
+{
+	if (npg_host_probe(host) < 0) {
+		fprintf(stderr, "nprocguard: cannot read this process's state from /proc: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (!host->root) {
+		fprintf(stderr, "nprocguard: the real backend needs root: it creates processes "
+			"of other users and sets their credentials\n");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	/* a real-backend task after execve() (not for users) */
+	if (argc == 2 && strcmp(argv[1], "__puppet") == 0)
+		npg_puppet_main(NPG_PUPPET_SOCK_FD);
+	ensure_std_fds();
 	if (argc < 2) {
 		usage(stderr);
 		return NPG_EXIT_USAGE;

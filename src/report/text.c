@@ -168,7 +168,7 @@ void npg_report_text(FILE *out, const struct npg_run *run)
 	fprintf(out, "%d expectations: %d held, %d failed", run->expectations, run->held,
 		run->failed);
 	if (run->unreproducible)
-		fprintf(out, ", %d steps unreproducible here", run->unreproducible);
+		fprintf(out, ", %d unreproducible here", run->unreproducible);
 	fprintf(out, "\n\n");
 }
 

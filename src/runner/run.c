@@ -10,16 +10,21 @@ static void observe(struct npg_run *run, struct npg_column *col, int si, struct 
 	const struct npg_stmt *st = &sc->stmts[si];
 	struct npg_backend *b = col->backend;
 
+	b->reason[0] = '\0';
 	if (st->kind == NPG_STMT_STEP) {
 		struct npg_result r;
 
-		b->reason[0] = '\0';
+
 		r = b->ops->step(b, st);
 		npg_render_result(sc, st, r, o->text, sizeof(o->text));
 		if (r.kind == NPG_R_UNREPRODUCIBLE) {
 			o->unreproducible = true;
 			snprintf(o->reason, sizeof(o->reason), "%s", b->reason);
 		}
+	} else if (b->ops->check_reproducible && !b->ops->check_reproducible(b, st)) {
+		snprintf(o->text, sizeof(o->text), "unreproducible");
+		o->unreproducible = true;
+		snprintf(o->reason, sizeof(o->reason), "%s", b->reason);
 	} else {
 		long count = st->check == NPG_CHECK_COUNT ? b->ops->count(b, st->user) : 0;
 

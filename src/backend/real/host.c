@@ -1,0 +1,31 @@
+/* What this machine's kernel and this process can do. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "backend/real/procfs.h"
+
+int npg_host_probe(struct npg_host *h)
+{
+	struct utsname u;
+	struct rlimit lim;
+	struct npg_proc_task self;
+
+	memset(h, 0, sizeof(*h));
+	if (uname(&u) < 0)
+		return -1;
+	snprintf(h->release, sizeof(h->release), "%s", u.release);
+	h->policy = npg_policy_for_release(u.release);
+	h->root = geteuid() == 0;
+	if (npg_proc_read_task(getpid(), gettid(), &self) < 0)
+		return -1;
+	h->cap_bnd = self.cap_bnd;
+	h->cap_eff = self.cap_eff;
+	if (getrlimit(RLIMIT_NPROC, &lim) < 0)
+		return -1;
+	h->nproc_hard = lim.rlim_max == RLIM_INFINITY ? NPG_RLIM_INFINITY : lim.rlim_max;
+	return 0;
+}

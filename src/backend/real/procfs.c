@@ -1,0 +1,248 @@
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/real/procfs.h"
+
+/* Read a small /proc file whole; -1 if it is gone. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < len - 1 && (n = read(fd, buf + total, len - 1 - (size_t)total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+static void parse_ids(const char *line, uint32_t ids[4])
+{
+	sscanf(line, "%" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32, &ids[0], &ids[1], &ids[2],
+	       &ids[3]);
+}
+
+static const char *field(const char *status, const char *name)
+{
+	const char *p = strstr(status, name);
+
+	return p ? p + strlen(name) : NULL;
+}
+
+/* The fields after "(comm)": comm may hold spaces and parentheses */
+static int parse_stat(const char *stat, struct npg_proc_task *t)
+{
+	const char *p = strrchr(stat, ')');
+	int i = 3;
+
+	if (!p || p[1] != ' ')
+		return -1;
+	p += 2;
+	t->state = *p;
+	for (; *p && i <= 52; i++) {
+		if (i == 9)
+			t->flags = strtoul(p, NULL, 10);
+		else if (i == 22)
+			t->starttime = strtoull(p, NULL, 10);
+		else if (i == 52)
+			t->exit_code = (int)strtol(p, NULL, 10);
+		p = strchr(p, ' ');
+		if (!p)
+			break;
+		p++;
+	}
+	return 0;
+}
+
+int npg_proc_read_task(pid_t pid, pid_t tid, struct npg_proc_task *out)
+{
+	char path[64], status[4096], stat[1024];
+	const char *f;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (read_small(path, stat, sizeof(stat)) <= 0 || parse_stat(stat, out) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (read_small(path, status, sizeof(status)) <= 0)
+		return -1;
+	if ((f = field(status, "\nUid:")))
+		parse_ids(f, out->uid);
+	if ((f = field(status, "\nGid:")))
+		parse_ids(f, out->gid);
+	if ((f = field(status, "\nCapPrm:")))
+		out->cap_prm = strtoull(f, NULL, 16);
+	if ((f = field(status, "\nCapEff:")))
+		out->cap_eff = strtoull(f, NULL, 16);
+	if ((f = field(status, "\nCapBnd:")))
+		out->cap_bnd = strtoull(f, NULL, 16);
+	return 0;
+}
+
+static int parse_limit(const char *s, uint64_t *v)
+{
+	while (*s == ' ')
+		s++;
+	if (strncmp(s, "unlimited", 9) == 0) {
+		*v = UINT64_MAX;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	*v = strtoull(s, NULL, 10);
+	return 0;
+}
+
+int npg_proc_read_nproc(pid_t pid, uint64_t *soft, uint64_t *hard)
+{
+	char path[64], buf[4096];
+	const char *line;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	line = strstr(buf, "Max processes");
+	if (!line)
+		return -1;
+	line += strlen("Max processes");
+	if (parse_limit(line, soft) < 0)
+		return -1;
+	while (*line == ' ')
+		line++;
+	while (*line && *line != ' ')
+		line++;
+	return parse_limit(line, hard);
+}
+
+static bool numeric(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Calls @fn(pid, tid, status text, arg) for every task; vanished tasks are skipped. */
+static int for_each_task(int (*fn)(pid_t, pid_t, const char *, void *), void *arg)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *pe;
+	int rc = 0;
+
+	if (!proc)
+		return -1;
+	while (rc == 0 && (pe = readdir(proc))) {
+		char path[600], status[4096];
+		DIR *tasks;
+		struct dirent *te;
+
+		if (!numeric(pe->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", pe->d_name);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;	/* exited since readdir */
+		while (rc == 0 && (te = readdir(tasks))) {
+			if (!numeric(te->d_name))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/status", pe->d_name, te->d_name);
+			if (read_small(path, status, sizeof(status)) <= 0)
+				continue;
+			rc = fn(atoi(pe->d_name), atoi(te->d_name), status, arg);
+		}
+		closedir(tasks);
+	}
+	closedir(proc);
+	return rc < 0 ? -1 : 0;
+}
+
+struct count_arg {
+	const uint32_t *uids;
+	int n;
+	long *counts;
+};
+
+static int count_one(pid_t pid, pid_t tid, const char *status, void *arg)
+{
+	struct count_arg *a = arg;
+	const char *f = field(status, "\nUid:");
+	uint32_t ids[4] = { 0 };
+
+	(void)pid, (void)tid;
+	if (!f)
+		return 0;
+	parse_ids(f, ids);
+	for (int i = 0; i < a->n; i++)
+		if (a->uids[i] == ids[0])
+			a->counts[i]++;
+	return 0;
+}
+
+int npg_proc_count_by_ruid(const uint32_t *uids, int n, long *counts)
+{
+	struct count_arg a = { uids, n, counts };
+
+	for (int i = 0; i < n; i++)
+		counts[i] = 0;
+	return for_each_task(count_one, &a);
+}
+
+struct range_arg {
+	uint32_t lo, hi;
+	pid_t found;
+	bool kill;
+	int killed;
+};
+
+static int range_one(pid_t pid, pid_t tid, const char *status, void *arg)
+{
+	struct range_arg *a = arg;
+	const char *f = field(status, "\nUid:");
+	uint32_t ids[4] = { 0 };
+
+	(void)tid;
+	if (!f)
+		return 0;
+	parse_ids(f, ids);
+	for (int i = 0; i < 4; i++) {
+		if (ids[i] < a->lo || ids[i] >= a->hi)
+			continue;
+		if (!a->kill) {
+			a->found = pid;
+			return 1;
+		}
+		if (kill(pid, SIGKILL) == 0)
+			a->killed++;
+		break;
+	}
+	return 0;
+}
+
+pid_t npg_proc_find_uid_in_range(uint32_t lo, uint32_t hi)
+{
+	struct range_arg a = { .lo = lo, .hi = hi };
+
+	if (for_each_task(range_one, &a) < 0)
+		return -1;
+	return a.found;
+}
+
+int npg_proc_kill_uid_range(uint32_t lo, uint32_t hi)
+{
+	struct range_arg a = { .lo = lo, .hi = hi, .kill = true };
+
+	for_each_task(range_one, &a);
+	return a.killed;
+}

@@ -1,0 +1,244 @@
+/*
+ * A puppet is one scenario task made real: a process (or a thread of one)
+ * that performs the system calls its controller sends, raw, on itself, and
+ * reports what they returned. Everything observed about it afterwards is
+ * read from /proc by the controller, not reported by the puppet.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/real/wire.h"
+
+extern char **environ;
+
+static void send_result(int sock, enum npg_result_kind kind, long value, int wait_status)
+{
+	struct npg_wire_msg m = { .kind = NPG_WIRE_RESULT, .result = kind, .value = value,
+				  .wait_status = wait_status };
+
+	if (npg_wire_send(sock, &m, -1) < 0)
+		_exit(111);
+}
+
+/* A raw system call's return: 0/-1 with errno. */
+static void send_syscall(int sock, long r)
+{
+	if (r < 0)
+		send_result(sock, NPG_R_ERRNO, errno, 0);
+	else
+		send_result(sock, NPG_R_OK, 0, 0);
+}
+
+static void say_hello(int sock)
+{
+	struct npg_wire_msg m = { .kind = NPG_WIRE_HELLO, .pid = getpid(), .tid = gettid() };
+
+	if (npg_wire_send(sock, &m, -1) < 0)
+		_exit(111);
+}
+
+static void serve(int sock, bool thread) __attribute__((noreturn));
+
+static void *thread_main(void *arg)
+{
+	int sock = (int)(intptr_t)arg;
+
+	say_hello(sock);
+	serve(sock, true);
+}
+
+/* capget()/capset() on the calling thread only (pid 0), 64-bit sets */
+static int caps_get(uint64_t *eff, uint64_t *prm)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	*eff = d[0].effective | (uint64_t)d[1].effective << 32;
+	*prm = d[0].permitted | (uint64_t)d[1].permitted << 32;
+	return 0;
+}
+
+static long caps_set(uint64_t eff, uint64_t prm)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {
+		{ (uint32_t)eff, (uint32_t)prm, 0 },
+		{ (uint32_t)(eff >> 32), (uint32_t)(prm >> 32), 0 },
+	};
+
+	return syscall(SYS_capset, &h, d);
+}
+
+static void do_fork(int sock, int child_sock)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (dup2(child_sock, NPG_PUPPET_SOCK_FD) < 0)
+			_exit(111);
+		close_range(NPG_PUPPET_SOCK_FD + 1, ~0U, 0);
+		say_hello(NPG_PUPPET_SOCK_FD);
+		serve(NPG_PUPPET_SOCK_FD, false);
+	}
+	close(child_sock);
+	send_syscall(sock, pid < 0 ? -1 : 0);
+}
+
+static void do_thread(int sock, int child_sock)
+{
+	pthread_t th;
+	pthread_attr_t attr;
+	int err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	err = pthread_create(&th, &attr, thread_main, (void *)(intptr_t)child_sock);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		close(child_sock);
+		send_result(sock, NPG_R_ERRNO, err, 0);
+		return;
+	}
+	send_result(sock, NPG_R_OK, 0, 0);
+}
+
+static void do_wait(int sock, pid_t child)
+{
+	int status = 0;
+	pid_t r = waitpid(child, &status, WNOHANG);
+
+	if (r < 0)
+		send_result(sock, NPG_R_ERRNO, errno, 0);
+	else if (r == 0)
+		send_result(sock, NPG_R_RUNNING, 0, 0);
+	else
+		send_result(sock, NPG_R_OK, 0, status);
+}
+
+static void do_execve(int sock)
+{
+	char *argv[] = { "nprocguard", "__puppet", NULL };
+
+	syscall(SYS_execveat, NPG_PUPPET_EXE_FD, "", argv, environ, AT_EMPTY_PATH);
+	send_result(sock, NPG_R_ERRNO, errno, 0);
+}
+
+static void do_capset(int sock, const struct npg_op *op)
+{
+	uint64_t eff, prm, new_eff, new_prm;
+
+	if (caps_get(&eff, &prm) < 0) {
+		send_result(sock, NPG_R_ERRNO, errno, 0);
+		return;
+	}
+	npg_capset_compute(op, eff, prm, &new_eff, &new_prm);
+	send_syscall(sock, caps_set(new_eff, new_prm));
+}
+
+static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
+{
+	const struct npg_op *op = &m->op;
+	struct rlimit lim = { .rlim_cur = op->lim_cur, .rlim_max = op->lim_max };
+	gid_t groups[NPG_NGROUPS];
+
+	switch (op->code) {
+	case NPG_OP_FORK:
+		do_fork(sock, fd);
+		return;
+	case NPG_OP_THREAD:
+		do_thread(sock, fd);
+		return;
+	case NPG_OP_EXIT:
+		/* no reply: the controller watches the task go */
+		syscall(thread ? SYS_exit : SYS_exit_group, op->value);
+		_exit(op->value);
+	case NPG_OP_WAIT:
+		do_wait(sock, (pid_t)m->target_pid);
+		return;
+	case NPG_OP_SETUID:
+		send_syscall(sock, syscall(SYS_setuid, op->id[0]));
+		return;
+	case NPG_OP_SETEUID:
+		send_syscall(sock, syscall(SYS_setresuid, -1, op->id[0], -1));
+		return;
+	case NPG_OP_SETREUID:
+		send_syscall(sock, syscall(SYS_setreuid, op->id[0], op->id[1]));
+		return;
+	case NPG_OP_SETRESUID:
+		send_syscall(sock, syscall(SYS_setresuid, op->id[0], op->id[1], op->id[2]));
+		return;
+	case NPG_OP_SETFSUID:
+		send_result(sock, NPG_R_ID, (uint32_t)syscall(SYS_setfsuid, op->id[0]), 0);
+		return;
+	case NPG_OP_SETGID:
+		send_syscall(sock, syscall(SYS_setgid, op->id[0]));
+		return;
+	case NPG_OP_SETEGID:
+		send_syscall(sock, syscall(SYS_setresgid, -1, op->id[0], -1));
+		return;
+	case NPG_OP_SETREGID:
+		send_syscall(sock, syscall(SYS_setregid, op->id[0], op->id[1]));
+		return;
+	case NPG_OP_SETRESGID:
+		send_syscall(sock, syscall(SYS_setresgid, op->id[0], op->id[1], op->id[2]));
+		return;
+	case NPG_OP_SETFSGID:
+		send_result(sock, NPG_R_ID, (uint32_t)syscall(SYS_setfsgid, op->id[0]), 0);
+		return;
+	case NPG_OP_SETGROUPS:
+		for (int i = 0; i < op->ngroups; i++)
+			groups[i] = op->groups[i];
+		send_syscall(sock, syscall(SYS_setgroups, op->ngroups, groups));
+		return;
+	case NPG_OP_SETRLIMIT:
+	case NPG_OP_PRLIMIT:
+		send_syscall(sock, syscall(SYS_prlimit64, (pid_t)m->target_pid, RLIMIT_NPROC, &lim,
+					   NULL));
+		return;
+	case NPG_OP_KEEPCAPS:
+		send_syscall(sock, prctl(PR_SET_KEEPCAPS, op->value, 0, 0, 0));
+		return;
+	case NPG_OP_CAPSET:
+		do_capset(sock, op);
+		return;
+	case NPG_OP_EXECVE:
+		do_execve(sock);
+		return;
+	}
+	send_result(sock, NPG_R_ERRNO, ENOSYS, 0);
+}
+
+static void serve(int sock, bool thread)
+{
+	for (;;) {
+		struct npg_wire_msg m;
+		int fd, r = npg_wire_recv(sock, &m, &fd);
+
+		if (r <= 0)	/* the controller is gone: so is the whole process */
+			syscall(SYS_exit_group, 0);
+		if (m.kind != NPG_WIRE_CMD) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		run(sock, thread, &m, fd);
+	}
+}
+
+void npg_puppet_main(int sock)
+{
+	say_hello(sock);
+	serve(sock, false);
+}

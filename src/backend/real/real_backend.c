@@ -1,0 +1,841 @@
+/*
+ * The real backend: every scenario task is a real process or thread on the
+ * running kernel (a puppet, see puppet.c), steps are real system calls, and
+ * every observation is read back from /proc. Scenario uids other than 0 are
+ * mapped into a window of otherwise unused uids, checked empty first, and
+ * every process made here is killed and reaped on the way out -- including
+ * on SIGINT/SIGTERM, and by the kernel itself (the puppets exit when their
+ * controller's socket closes) if this process dies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "backend/real/procfs.h"
+#include "backend/real/wire.h"
+
+#define ANSWER_TIMEOUT_MS 10000
+
+struct real_task {
+	pid_t pid, tid;		/* thread-group id and task id */
+	int sock;		/* the controller's end, or -1 */
+	bool created, alive, gone;
+	bool tainted;		/* could not be made faithfully: its steps are not run */
+	char why[200];
+	bool hard_capped;	/* hard RLIMIT_NPROC lower here than the scenario says */
+	bool exit_known;
+	int exit_status;	/* a wait status */
+	unsigned long long starttime;
+	int pidfd;
+};
+
+struct real_priv {
+	const struct npg_scenario *sc;
+	const struct npg_host *host;
+	uint32_t base;
+	int nids;
+	npg_id *ids;		/* sorted logical ids other than 0; real = base + 1 + index */
+	struct real_task *tasks;
+	int exe_fd;
+	int filler_pipe[2];
+	bool *touched;		/* per name: a user whose count a tainted task may change */
+	bool counts_valid;
+	long *counts;		/* per name, cached between steps */
+	uint32_t *count_uids;
+};
+
+/* --- what a signal handler may need: the pids to kill --- */
+
+#define MAX_PIDS 4096
+static volatile sig_atomic_t live_npids;
+static pid_t live_pids[MAX_PIDS];
+
+static void remember_pid(pid_t pid)
+{
+	if (live_npids < MAX_PIDS)
+		live_pids[live_npids++] = pid;
+}
+
+static void kill_remembered(void)
+{
+	for (int i = 0; i < live_npids; i++)
+		kill(live_pids[i], SIGKILL);
+}
+
+static void on_fatal_signal(int sig)
+{
+	kill_remembered();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_cleanup_handlers(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* --- ids --- */
+
+static int cmp_id(const void *a, const void *b)
+{
+	npg_id x = *(const npg_id *)a, y = *(const npg_id *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void add_id(struct real_priv *r, npg_id id)
+{
+	if (id == 0 || id == NPG_ID_NONE)
+		return;
+	for (int i = 0; i < r->nids; i++)
+		if (r->ids[i] == id)
+			return;
+	r->ids[r->nids++] = id;
+}
+
+static size_t max_ids(const struct npg_scenario *sc)
+{
+	return (size_t)sc->nnames + (size_t)sc->ntasks * (8 + NPG_NGROUPS) +
+	       (size_t)sc->nstmts * (3 + NPG_NGROUPS) + 1;
+}
+
+static void collect_ids(struct real_priv *r)
+{
+	const struct npg_scenario *sc = r->sc;
+
+	for (int i = 0; i < sc->nnames; i++)
+		add_id(r, sc->names[i].id);
+	for (int i = 0; i < sc->ntasks; i++) {
+		const struct npg_cred *c = &sc->tasks[i].cred;
+
+		add_id(r, c->uid.real), add_id(r, c->uid.eff), add_id(r, c->uid.saved);
+		add_id(r, c->gid.real), add_id(r, c->gid.eff), add_id(r, c->gid.saved);
+		for (int g = 0; g < c->ngroups; g++)
+			add_id(r, c->groups[g]);
+	}
+	for (int i = 0; i < sc->nstmts; i++) {
+		const struct npg_op *op = &sc->stmts[i].op;
+
+		if (sc->stmts[i].kind != NPG_STMT_STEP)
+			continue;
+		for (int k = 0; k < 3; k++)
+			add_id(r, op->id[k]);
+		for (int g = 0; g < op->ngroups; g++)
+			add_id(r, op->groups[g]);
+	}
+	qsort(r->ids, (size_t)r->nids, sizeof(*r->ids), cmp_id);
+}
+
+static uint32_t map_id(const struct real_priv *r, npg_id id)
+{
+	if (id == 0 || id == NPG_ID_NONE)
+		return id;
+	for (int i = 0; i < r->nids; i++)
+		if (r->ids[i] == id)
+			return r->base + 1 + (uint32_t)i;
+	return id;	/* cannot happen: every id of the scenario was collected */
+}
+
+static npg_id unmap_id(const struct real_priv *r, uint32_t real)
+{
+	if (real > r->base && real <= r->base + (uint32_t)r->nids)
+		return r->ids[real - r->base - 1];
+	return real;
+}
+
+static void map_op(const struct real_priv *r, struct npg_op *op)
+{
+	for (int k = 0; k < 3; k++)
+		op->id[k] = map_id(r, op->id[k]);
+	for (int g = 0; g < op->ngroups; g++)
+		op->groups[g] = map_id(r, op->groups[g]);
+}
+
+/* --- talking to puppets --- */
+
+static int recv_timed(int sock, struct npg_wire_msg *m, int *fd)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&p, 1, ANSWER_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n == 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	return npg_wire_recv(sock, m, fd);
+}
+
+static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_stmt *st,
+		    pid_t target_pid, int fd)
+{
+	struct npg_wire_msg m = { .kind = NPG_WIRE_CMD, .op = st->op, .target_pid = target_pid };
+
+	map_op(r, &m.op);
+	return npg_wire_send(t->sock, &m, fd);
+}
+
+/* Wait until @t's /proc entry says it is gone or a zombie, at most a while */
+static void wait_task_settled(const struct real_task *t, bool want_gone)
+{
+	struct timespec pause = { 0, 1000000 };
+
+	for (int i = 0; i < ANSWER_TIMEOUT_MS; i++) {
+		struct npg_proc_task pt;
+
+		if (npg_proc_read_task(t->pid, t->tid, &pt) < 0)
+			return;
+		if (!want_gone && (pt.state == 'Z' || pt.state == 'X'))
+			return;
+		nanosleep(&pause, NULL);
+	}
+}
+
+static struct real_task *task_by_pid(struct real_priv *r, pid_t pid)
+{
+	for (int i = 0; i < r->sc->ntasks; i++)
+		if (r->tasks[i].created && r->tasks[i].pid == pid && r->tasks[i].tid == pid)
+			return &r->tasks[i];
+	return NULL;
+}
+
+static void mark_group_gone(struct real_priv *r, pid_t tgid, bool keep_leader)
+{
+	for (int i = 0; i < r->sc->ntasks; i++) {
+		struct real_task *t = &r->tasks[i];
+
+		if (!t->created || t->pid != tgid || t->gone)
+			continue;
+		if (keep_leader && t->tid == tgid)
+			continue;
+		t->alive = false;
+		if (t->tid != tgid) {
+			t->gone = true;		/* threads are released at once */
+			if (t->sock >= 0)
+				close(t->sock);
+			t->sock = -1;
+		}
+	}
+}
+
+/* As init would: reap whatever became our child (top-level tasks, orphans) */
+static void reap_children(struct real_priv *r)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+		struct real_task *t = task_by_pid(r, pid);
+
+		if (!t)
+			continue;	/* a filler */
+		t->exit_known = true;
+		t->exit_status = status;
+		t->alive = false;
+		t->gone = true;
+		mark_group_gone(r, pid, false);
+	}
+}
+
+/* Whether a process is still there in any form (running or zombie) */
+static void wait_process_exited(struct real_task *t)
+{
+	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+
+	if (t->pidfd >= 0)
+		poll(&p, 1, ANSWER_TIMEOUT_MS);
+	else
+		wait_task_settled(t, false);
+}
+
+/* A process died under a step: by which signal? */
+static struct npg_result died(struct real_priv *r, struct real_task *t)
+{
+	struct npg_proc_task pt;
+	int status = 0;
+
+	wait_process_exited(t);
+	if (npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z')
+		status = pt.exit_code;
+	reap_children(r);
+	if (t->exit_known)
+		status = t->exit_status;
+	mark_group_gone(r, t->pid, true);
+	t->alive = false;
+	if (WIFSIGNALED(status))
+		return (struct npg_result){ .kind = NPG_R_KILLED, .value = WTERMSIG(status) };
+	return (struct npg_result){ .kind = NPG_R_DEAD };
+}
+
+/* --- setting up a task as the scenario declares it --- */
+
+/* Put @from at @to, kept across execve (dup2 of an fd onto itself keeps FD_CLOEXEC) */
+static int move_fd(int from, int to)
+{
+	if (from == to)
+		return fcntl(to, F_SETFD, 0);
+	return dup2(from, to) < 0 ? -1 : 0;
+}
+
+static int apply_initial(const struct real_priv *r, const struct npg_task_decl *d,
+			 const struct rlimit *lim)
+{
+	const struct npg_cred *c = &d->cred;
+	gid_t groups[NPG_NGROUPS];
+
+	for (int g = 0; g < c->ngroups; g++)
+		groups[g] = map_id(r, c->groups[g]);
+	if (setrlimit(RLIMIT_NPROC, lim) < 0 ||
+	    syscall(SYS_setgroups, c->ngroups, groups) < 0 ||
+	    syscall(SYS_setresgid, map_id(r, c->gid.real), map_id(r, c->gid.eff),
+		    map_id(r, c->gid.saved)) < 0 ||
+	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_setresuid, map_id(r, c->uid.real), map_id(r, c->uid.eff),
+		    map_id(r, c->uid.saved)) < 0)
+		return -1;
+	{
+		struct __user_cap_header_struct {
+			uint32_t version;
+			int pid;
+		} h = { 0x20080522, 0 };	/* _LINUX_CAPABILITY_VERSION_3 */
+		struct {
+			uint32_t effective, permitted, inheritable;
+		} data[2] = {
+			{ (uint32_t)c->cap_effective, (uint32_t)c->cap_permitted, 0 },
+			{ (uint32_t)(c->cap_effective >> 32), (uint32_t)(c->cap_permitted >> 32), 0 },
+		};
+		uint64_t bnd = r->host->cap_bnd;
+
+		data[0].effective &= (uint32_t)bnd, data[0].permitted &= (uint32_t)bnd;
+		data[1].effective &= (uint32_t)(bnd >> 32), data[1].permitted &= (uint32_t)(bnd >> 32);
+		if (syscall(SYS_capset, &h, data) < 0)
+			return -1;
+	}
+	return prctl(PR_SET_KEEPCAPS, c->keepcaps, 0, 0, 0);
+}
+
+static void taint(struct real_task *t, const char *why)
+{
+	char copy[sizeof(t->why)];
+
+	snprintf(copy, sizeof(copy), "%s", why);	/* @why may be another task's */
+	t->tainted = true;
+	memcpy(t->why, copy, sizeof(copy));
+}
+
+static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
+{
+	const struct npg_task_decl *d = &r->sc->tasks[idx];
+	struct real_task *t = &r->tasks[idx];
+	struct rlimit lim = { d->nproc_cur, d->nproc_max };
+	struct npg_wire_msg m;
+	int sv[2];
+	pid_t pid;
+
+	if (d->caps_explicit && (d->cred.cap_permitted & ~r->host->cap_bnd)) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "task '%s' needs capabilities %#llx outside this "
+			 "machine's bounding set %#llx", d->name,
+			 (unsigned long long)(d->cred.cap_permitted & ~r->host->cap_bnd),
+			 (unsigned long long)r->host->cap_bnd);
+		taint(t, why);
+	}
+	/* RLIM_INFINITY needs CAP_SYS_RESOURCE to raise to; keep what we have */
+	if (lim.rlim_max > r->host->nproc_hard &&
+	    !npg_cap_has(r->host->cap_eff, NPG_CAP_SYS_RESOURCE)) {
+		lim.rlim_max = r->host->nproc_hard;
+		if (lim.rlim_cur > lim.rlim_max)
+			lim.rlim_cur = lim.rlim_max;
+		t->hard_capped = true;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		snprintf(b->error, sizeof(b->error), "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(b->error, sizeof(b->error), "fork: %s", strerror(errno));
+		close(sv[0]), close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		struct npg_wire_msg fail = { .kind = NPG_WIRE_RESULT, .result = NPG_R_ERRNO };
+
+		if (move_fd(r->exe_fd, NPG_PUPPET_EXE_FD) < 0 ||
+		    move_fd(sv[1], NPG_PUPPET_SOCK_FD) < 0)
+			_exit(111);
+		close_range(NPG_PUPPET_SOCK_FD + 1, ~0U, 0);
+		signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		if (apply_initial(r, d, &lim) < 0) {
+			fail.value = errno;
+			npg_wire_send(NPG_PUPPET_SOCK_FD, &fail, -1);
+			_exit(111);
+		}
+		npg_puppet_main(NPG_PUPPET_SOCK_FD);
+	}
+	remember_pid(pid);
+	close(sv[1]);
+	t->sock = sv[0];
+	t->pid = t->tid = pid;
+	t->created = t->alive = true;
+	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (recv_timed(t->sock, &m, NULL) <= 0 || m.kind != NPG_WIRE_HELLO) {
+		snprintf(b->error, sizeof(b->error), "task '%s' could not be set up: %s", d->name,
+			 m.kind == NPG_WIRE_RESULT ? strerror((int)m.value) : "no answer");
+		return -1;
+	}
+	return 0;
+}
+
+static int spawn_fillers(struct npg_backend *b, struct real_priv *r, const struct npg_name *n)
+{
+	uint32_t uid = map_id(r, n->id);
+
+	for (long i = 0; i < n->procs; i++) {
+		pid_t pid = fork();
+		char c;
+
+		if (pid < 0) {
+			snprintf(b->error, sizeof(b->error), "fork: %s", strerror(errno));
+			return -1;
+		}
+		if (pid == 0) {
+			/* a process of the user's that the scenario does not drive: it
+			 * waits for the controller's end of the pipe to close */
+			close(r->filler_pipe[1]);
+			if (syscall(SYS_setresgid, uid, uid, uid) < 0 ||
+			    syscall(SYS_setresuid, uid, uid, uid) < 0)
+				_exit(111);
+			while (read(r->filler_pipe[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
+		}
+		remember_pid(pid);
+	}
+	return 0;
+}
+
+/* Users whose count a tainted task could change: any id its steps name */
+static void mark_touched(struct real_priv *r)
+{
+	const struct npg_scenario *sc = r->sc;
+
+	for (int s = 0; s < sc->nstmts; s++) {
+		const struct npg_stmt *st = &sc->stmts[s];
+		int creator = st->kind == NPG_STMT_STEP ? st->task : -1;
+
+		if (creator < 0 || !r->tasks[creator].tainted)
+			continue;
+		if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_THREAD)
+			taint(&r->tasks[st->op.target], r->tasks[creator].why);
+	}
+	for (int i = 0; i < sc->ntasks; i++) {
+		if (!r->tasks[i].tainted)
+			continue;
+		for (int u = 0; u < sc->nnames; u++) {
+			const struct npg_cred *c = &sc->tasks[i].cred;
+			npg_id id = sc->names[u].id;
+
+			if (id == c->uid.real || id == c->uid.eff || id == c->uid.saved)
+				r->touched[u] = true;
+			for (int s = 0; s < sc->nstmts; s++)
+				for (int k = 0; k < 3; k++)
+					if (sc->stmts[s].kind == NPG_STMT_STEP && sc->stmts[s].task == i &&
+					    sc->stmts[s].op.id[k] == id)
+						r->touched[u] = true;
+		}
+	}
+}
+
+static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
+{
+	struct real_priv *r = b->priv;
+	pid_t busy;
+
+	r->sc = sc;
+	r->exe_fd = r->filler_pipe[0] = r->filler_pipe[1] = -1;
+	r->ids = calloc(max_ids(sc), sizeof(*r->ids));
+	r->tasks = calloc((size_t)sc->ntasks + 1, sizeof(*r->tasks));
+	r->touched = calloc((size_t)sc->nnames + 1, sizeof(*r->touched));
+	r->counts = calloc((size_t)sc->nnames + 1, sizeof(*r->counts));
+	r->count_uids = calloc((size_t)sc->nnames + 1, sizeof(*r->count_uids));
+	if (!r->ids || !r->tasks || !r->touched || !r->counts || !r->count_uids) {
+		snprintf(b->error, sizeof(b->error), "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < sc->ntasks; i++)
+		r->tasks[i].sock = r->tasks[i].pidfd = -1;
+	if (!r->host->root) {
+		snprintf(b->error, sizeof(b->error),
+			 "the real backend needs root: it creates processes of other users");
+		return -1;
+	}
+	collect_ids(r);
+	if ((uint64_t)r->base + NPG_UID_WINDOW >= NPG_ID_NONE || r->nids >= NPG_UID_WINDOW) {
+		snprintf(b->error, sizeof(b->error), "uid base %u leaves no room for %d uids",
+			 r->base, r->nids);
+		return -1;
+	}
+	busy = npg_proc_find_uid_in_range(r->base, r->base + NPG_UID_WINDOW);
+	if (busy != 0) {
+		snprintf(b->error, sizeof(b->error),
+			 busy < 0 ? "cannot scan /proc" :
+			 "pid %d already runs with a uid in %u..%u: pick another --uid-base",
+			 (int)busy, r->base, r->base + NPG_UID_WINDOW - 1);
+		return -1;
+	}
+	for (int u = 0; u < sc->nnames; u++)
+		r->count_uids[u] = map_id(r, sc->names[u].id);
+	/* orphans come to us, as to init, so that we reap them at once */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
+	    (r->exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0 ||
+	    pipe2(r->filler_pipe, O_CLOEXEC) < 0) {
+		snprintf(b->error, sizeof(b->error), "setting up: %s", strerror(errno));
+		return -1;
+	}
+	install_cleanup_handlers();
+	for (int u = 0; u < sc->nnames; u++)
+		if (!sc->names[u].group && sc->names[u].procs && sc->names[u].id != 0 &&
+		    spawn_fillers(b, r, &sc->names[u]) < 0)
+			return -1;
+	for (int i = 0; i < sc->ntasks; i++)
+		if (sc->tasks[i].initial && spawn_initial(b, r, i) < 0)
+			return -1;
+	mark_touched(r);
+	return 0;
+}
+
+static struct npg_result unreproducible(struct npg_backend *b, const char *why)
+{
+	snprintf(b->reason, sizeof(b->reason), "%s", why);
+	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
+}
+
+static struct npg_result broken(struct npg_backend *b, const char *what)
+{
+	snprintf(b->reason, sizeof(b->reason), "the backend lost its task: %s: %s", what,
+		 strerror(errno));
+	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
+}
+
+static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *r,
+				       struct real_task *t, const struct npg_stmt *st)
+{
+	struct real_task *c = &r->tasks[st->op.target];
+	struct npg_wire_msg m, hello;
+	int sv[2], got;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return broken(b, "socketpair");
+	if (send_cmd(r, t, st, 0, sv[1]) < 0) {
+		close(sv[0]), close(sv[1]);
+		return broken(b, "send");
+	}
+	close(sv[1]);
+	got = recv_timed(t->sock, &m, NULL);
+	if (got == 0) {
+		close(sv[0]);
+		return died(r, t);
+	}
+	if (got < 0 || m.kind != NPG_WIRE_RESULT) {
+		close(sv[0]);
+		return broken(b, "fork");
+	}
+	if (m.result != NPG_R_OK) {
+		close(sv[0]);
+		return (struct npg_result){ .kind = m.result, .value = m.value };
+	}
+	if (recv_timed(sv[0], &hello, NULL) <= 0 || hello.kind != NPG_WIRE_HELLO) {
+		close(sv[0]);
+		return broken(b, "hello from the new task");
+	}
+	c->sock = sv[0];
+	c->pid = hello.pid;
+	c->tid = hello.tid;
+	c->created = c->alive = true;
+	if (st->op.code == NPG_OP_FORK) {
+		remember_pid(c->pid);
+		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	}
+	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
+static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
+				   struct real_task *t, const struct npg_stmt *st)
+{
+	if (send_cmd(r, t, st, 0, -1) < 0)
+		return broken(b, "send");
+	if (t->tid != t->pid) {
+		/* a thread leaves alone and is released at once */
+		wait_task_settled(t, true);
+		t->alive = false;
+		t->gone = true;
+		t->exit_known = true;
+		t->exit_status = (st->op.value & 0xff) << 8;
+		close(t->sock);
+		t->sock = -1;
+		return (struct npg_result){ .kind = NPG_R_OK };
+	}
+	wait_process_exited(t);
+	t->alive = false;
+	mark_group_gone(r, t->pid, true);
+	reap_children(r);
+	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
+static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
+				     struct real_task *t, const struct npg_stmt *st)
+{
+	struct npg_wire_msg m;
+	int got;
+
+	if (send_cmd(r, t, st, 0, -1) < 0)
+		return broken(b, "send");
+	got = recv_timed(t->sock, &m, NULL);
+	if (got == 0)
+		return died(r, t);
+	if (got < 0)
+		return broken(b, "execve");
+	if (m.kind == NPG_WIRE_RESULT)
+		return (struct npg_result){ .kind = m.result, .value = m.value };
+	/* the new image said hello: de_thread() took the other threads */
+	mark_group_gone(r, t->pid, true);
+	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
+static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt *st)
+{
+	struct real_priv *r = b->priv;
+	struct real_task *t = &r->tasks[st->task];
+	struct npg_wire_msg m;
+	pid_t target = 0;
+	int got;
+
+	r->counts_valid = false;
+	if (t->tainted)
+		return unreproducible(b, t->why);
+	if (!t->alive)
+		return (struct npg_result){ .kind = NPG_R_DEAD };
+	if (st->op.target >= 0 && st->op.code != NPG_OP_FORK && st->op.code != NPG_OP_THREAD) {
+		struct real_task *tt = &r->tasks[st->op.target];
+
+		if (tt->tainted)
+			return unreproducible(b, tt->why);
+		/* a pid that cannot exist: the kernel answers ECHILD / ESRCH */
+		target = tt->created && !tt->gone ? tt->pid : INT_MAX;
+		if (st->op.code == NPG_OP_SETRLIMIT)
+			target = 0;
+		if (st->op.code != NPG_OP_WAIT && tt->hard_capped &&
+		    (st->op.lim_max > r->host->nproc_hard || st->op.lim_cur > r->host->nproc_hard))
+			return unreproducible(b, "the scenario's hard RLIMIT_NPROC is above this "
+					      "process's, and CAP_SYS_RESOURCE is not held here");
+	}
+	switch (st->op.code) {
+	case NPG_OP_FORK:
+	case NPG_OP_THREAD:
+		return step_new_task(b, r, t, st);
+	case NPG_OP_EXIT:
+		return step_exit(b, r, t, st);
+	case NPG_OP_EXECVE:
+		return step_execve(b, r, t, st);
+	default:
+		break;
+	}
+	if (send_cmd(r, t, st, target, -1) < 0)
+		return broken(b, "send");
+	got = recv_timed(t->sock, &m, NULL);
+	if (got == 0)
+		return died(r, t);
+	if (got < 0 || m.kind != NPG_WIRE_RESULT)
+		return broken(b, "answer");
+	if (st->op.code == NPG_OP_WAIT && m.result == NPG_R_OK) {
+		struct real_task *child = &r->tasks[st->op.target];
+
+		child->gone = true;
+		child->exit_known = true;
+		child->exit_status = m.wait_status;
+	}
+	if (m.result == NPG_R_ID)
+		m.value = unmap_id(r, (uint32_t)m.value);
+	return (struct npg_result){ .kind = m.result, .value = m.value };
+}
+
+static void real_view(struct npg_backend *b, int task, struct npg_task *out)
+{
+	struct real_priv *r = b->priv;
+	struct real_task *t = &r->tasks[task];
+	struct npg_proc_task pt;
+
+	memset(out, 0, sizeof(*out));
+	out->leader = task;
+	out->state = NPG_TASK_ABSENT;
+	if (!t->created)
+		return;
+	if (t->gone || npg_proc_read_task(t->pid, t->tid, &pt) < 0) {
+		out->state = NPG_TASK_REAPED;
+	} else {
+		out->state = pt.state == 'Z' || pt.state == 'X' ? NPG_TASK_ZOMBIE : NPG_TASK_RUNNING;
+		if (out->state == NPG_TASK_ZOMBIE && !t->exit_known && t->tid == t->pid) {
+			t->exit_known = true;
+			t->exit_status = pt.exit_code;
+		}
+		out->cred.uid = (struct npg_ids){ unmap_id(r, pt.uid[0]), unmap_id(r, pt.uid[1]),
+						 unmap_id(r, pt.uid[2]), unmap_id(r, pt.uid[3]) };
+		out->cred.gid = (struct npg_ids){ unmap_id(r, pt.gid[0]), unmap_id(r, pt.gid[1]),
+						 unmap_id(r, pt.gid[2]), unmap_id(r, pt.gid[3]) };
+		out->cred.cap_effective = pt.cap_eff;
+		out->cred.cap_permitted = pt.cap_prm;
+		out->cred.cap_bset = pt.cap_bnd;
+		out->nproc_exceeded = (pt.flags & NPG_PF_NPROC_EXCEEDED) != 0;
+		npg_proc_read_nproc(t->pid, &out->nproc_cur, &out->nproc_max);
+	}
+	if (t->exit_known) {
+		if (WIFSIGNALED(t->exit_status))
+			out->exit_signal = WTERMSIG(t->exit_status);
+		else
+			out->exit_code = WEXITSTATUS(t->exit_status);
+	}
+}
+
+static long real_count(struct npg_backend *b, npg_id uid)
+{
+	struct real_priv *r = b->priv;
+	const struct npg_scenario *sc = r->sc;
+
+	if (!r->counts_valid) {
+		if (npg_proc_count_by_ruid(r->count_uids, sc->nnames, r->counts) < 0)
+			return -1;
+		r->counts_valid = true;
+	}
+	for (int u = 0; u < sc->nnames; u++)
+		if (!sc->names[u].group && sc->names[u].id == uid)
+			return r->counts[u];
+	return 0;
+}
+
+static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt *st)
+{
+	struct real_priv *r = b->priv;
+	const struct npg_scenario *sc = r->sc;
+
+	if (st->check == NPG_CHECK_COUNT) {
+		if (st->user == 0) {
+			snprintf(b->reason, sizeof(b->reason),
+				 "root's count here includes the machine's own processes");
+			return false;
+		}
+		for (int u = 0; u < sc->nnames; u++)
+			if (sc->names[u].id == st->user && r->touched[u]) {
+				snprintf(b->reason, sizeof(b->reason),
+					 "a task that could not be reproduced acts on this user");
+				return false;
+			}
+		return true;
+	}
+	if (r->tasks[st->task].tainted) {
+		snprintf(b->reason, sizeof(b->reason), "%s", r->tasks[st->task].why);
+		return false;
+	}
+	if (st->check == NPG_CHECK_NPROC && r->tasks[st->task].hard_capped) {
+		snprintf(b->reason, sizeof(b->reason), "hard RLIMIT_NPROC is capped here");
+		return false;
+	}
+	return true;
+}
+
+static void real_stop(struct npg_backend *b)
+{
+	struct real_priv *r = b->priv;
+	struct timespec pause = { 0, 2000000 };
+
+	if (!r)
+		return;
+	if (r->tasks)
+		for (int i = 0; r->sc && i < r->sc->ntasks; i++) {
+			if (r->tasks[i].sock >= 0)
+				close(r->tasks[i].sock);
+			if (r->tasks[i].pidfd >= 0)
+				close(r->tasks[i].pidfd);
+		}
+	if (r->filler_pipe[1] >= 0)
+		close(r->filler_pipe[1]);
+	if (r->filler_pipe[0] >= 0)
+		close(r->filler_pipe[0]);
+	if (r->exe_fd >= 0)
+		close(r->exe_fd);
+	kill_remembered();
+	/* every puppet, filler and orphan ends up our child: reap them all */
+	for (int i = 0; i < 2500; i++) {
+		pid_t pid = waitpid(-1, NULL, WNOHANG | __WALL);
+
+		if (pid < 0 && errno == ECHILD)
+			break;
+		if (pid <= 0)
+			nanosleep(&pause, NULL);
+		if (i % 100 == 99)
+			npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
+	}
+	live_npids = 0;
+	free(r->ids);
+	free(r->tasks);
+	free(r->touched);
+	free(r->counts);
+	free(r->count_uids);
+	free(r);
+	b->priv = NULL;
+}
+
+static const struct npg_backend_ops real_ops = {
+	.start = real_start,
+	.step = real_step,
+	.view = real_view,
+	.count = real_count,
+	.check_reproducible = real_check_reproducible,
+	.stop = real_stop,
+};
+
+void npg_real_backend_init(struct npg_backend *b, const struct npg_host *host,
+			   uint32_t uid_base)
+{
+	struct real_priv *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		perror("nprocguard");
+		exit(2);
+	}
+	memset(b, 0, sizeof(*b));
+	r->host = host;
+	r->base = uid_base;
+	b->ops = &real_ops;
+	b->priv = r;
+	b->policy = host->policy ? host->policy : &npg_policy_linux_6;
+	b->cap_bset = host->cap_bnd;
+	snprintf(b->label, sizeof(b->label), "kernel %.50s", host->release);
+}
+
+int npg_real_sweep(uint32_t uid_base)
+{
+	return npg_proc_kill_uid_range(uid_base, uid_base + NPG_UID_WINDOW);
+}
