@@ -18,6 +18,12 @@ struct npg_policy {
 	const char *source;	/* where the rules come from */
 	const char *summary;	/* one line */
 	bool has_flag;		/* whether PF_NPROC_EXCEEDED exists in this era */
+	/*
+	 * __sys_setresuid()/__sys_setresgid() return 0 at once when nothing
+	 * would change ("check for no-op"), so a -1 effective id leaves a
+	 * diverged fs id alone instead of resetting it to the effective one.
+	 */
+	bool setresuid_noop_fastpath;
 
 	/*
 	 * copy_process(): may @parent create one more task (fork or thread)?

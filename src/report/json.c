@@ -70,7 +70,10 @@ static void json_obs(FILE *out, const struct npg_run *run, const struct npg_stmt
 			continue;
 		fprintf(out, "%s", first ? "" : ", ");
 		npg_json_string(out, sc->names[u].name);
-		fprintf(out, ": %ld", o->counts[u]);
+		if (o->counts[u] == NPG_COUNT_UNKNOWN)
+			fprintf(out, ": null");
+		else
+			fprintf(out, ": %ld", o->counts[u]);
 		first = false;
 	}
 	fprintf(out, "}");

@@ -15,8 +15,12 @@ static void render_counts(const struct npg_run *run, const struct npg_obs *o, ch
 	for (int u = 0; u < sc->nnames && used < len; u++) {
 		if (sc->names[u].group)
 			continue;
-		used += (size_t)snprintf(buf + used, len - used, "%s%s=%ld", used ? " " : "",
-					 sc->names[u].name, o->counts[u]);
+		if (o->counts[u] == NPG_COUNT_UNKNOWN)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s=?", used ? " " : "",
+						 sc->names[u].name);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%s=%ld", used ? " " : "",
+						 sc->names[u].name, o->counts[u]);
 	}
 }
 

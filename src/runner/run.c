@@ -34,8 +34,20 @@ static void observe(struct npg_run *run, struct npg_column *col, int si, struct 
 	}
 	if (st->task >= 0)
 		b->ops->view(b, st->task, &o->actor);
-	for (int u = 0; u < sc->nnames; u++)
-		o->counts[u] = sc->names[u].group ? 0 : b->ops->count(b, sc->names[u].id);
+	for (int u = 0; u < sc->nnames; u++) {
+		struct npg_stmt probe = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_COUNT,
+					  .user = sc->names[u].id, .task = -1 };
+		char keep[sizeof(b->reason)];
+
+		memcpy(keep, b->reason, sizeof(keep));
+		if (sc->names[u].group)
+			o->counts[u] = 0;
+		else if (b->ops->check_reproducible && !b->ops->check_reproducible(b, &probe))
+			o->counts[u] = NPG_COUNT_UNKNOWN;
+		else
+			o->counts[u] = b->ops->count(b, sc->names[u].id);
+		memcpy(b->reason, keep, sizeof(keep));
+	}
 	o->expected = npg_expect_for(&st->expect, col->policy_index);
 	o->ok = !o->expected || strcmp(o->expected, o->text) == 0;
 	if (o->unreproducible) {

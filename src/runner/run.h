@@ -2,9 +2,12 @@
 #ifndef NPG_RUNNER_RUN_H
 #define NPG_RUNNER_RUN_H
 
+#include <limits.h>
+
 #include "backend/backend.h"
 
 #define NPG_TEXT 96
+#define NPG_COUNT_UNKNOWN LONG_MIN	/* a count this backend cannot observe faithfully */
 
 /* What one backend observed at one statement. */
 struct npg_obs {

@@ -305,13 +305,18 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 
 	for (int g = 0; g < c->ngroups; g++)
 		groups[g] = map_id(r, c->groups[g]);
-	if (setrlimit(RLIMIT_NPROC, lim) < 0 ||
-	    syscall(SYS_setgroups, c->ngroups, groups) < 0 ||
+	/*
+	 * The limit is lowered only after the uid switch: switching under the
+	 * scenario's limit could set PF_NPROC_EXCEEDED (flag_nproc_exceeded()),
+	 * and a task the scenario declares starts without it.
+	 */
+	if (syscall(SYS_setgroups, c->ngroups, groups) < 0 ||
 	    syscall(SYS_setresgid, map_id(r, c->gid.real), map_id(r, c->gid.eff),
 		    map_id(r, c->gid.saved)) < 0 ||
 	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 ||
 	    syscall(SYS_setresuid, map_id(r, c->uid.real), map_id(r, c->uid.eff),
-		    map_id(r, c->uid.saved)) < 0)
+		    map_id(r, c->uid.saved)) < 0 ||
+	    setrlimit(RLIMIT_NPROC, lim) < 0)
 		return -1;
 	{
 		struct __user_cap_header_struct {
@@ -644,7 +649,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 		if (tt->tainted)
 			return unreproducible(b, tt->why);
 		/* a pid that cannot exist: the kernel answers ECHILD / ESRCH */
-		target = tt->created && !tt->gone ? tt->pid : INT_MAX;
+		target = tt->created && !tt->gone ? tt->tid : INT_MAX;
 		if (st->op.code == NPG_OP_SETRLIMIT)
 			target = 0;
 		if (st->op.code != NPG_OP_WAIT && tt->hard_capped &&

@@ -84,6 +84,9 @@ const struct npg_policy npg_policy_linux_6 = {
 	.source = "kernel/fork.c, kernel/sys.c, fs/exec.c of 6.1; commits 8f2f9c4d82f2, c923a8e7edb0",
 	.summary = "ucounts: set*uid flags only over the limit (> L); execve re-checks; fork clears",
 	.has_flag = true,
+	/* present on the 6.18 kernel nprocguard conform was run on; found by
+	 * conform --random (scenarios/regression/setresuid-noop-keeps-fsuid.npg) */
+	.setresuid_noop_fastpath = true,
 	.copy_process = copy_process,
 	.set_user = set_user,
 	.set_cred_ucounts = set_cred_ucounts,

@@ -1,0 +1,101 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runner/conform.h"
+
+static const char *const state_names[] = { "absent", "running", "zombie", "reaped" };
+
+static bool differ(const struct npg_run *run, int s, const char *field, const char *a,
+		   const char *b, void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
+		   void *arg)
+{
+	struct npg_diff d = { .stmt = s, .field = field };
+
+	if (strcmp(a, b) == 0)
+		return false;
+	snprintf(d.a, sizeof(d.a), "%s", a);
+	snprintf(d.b, sizeof(d.b), "%s", b);
+	emit(run, &d, arg);
+	return true;
+}
+
+static void ids_text(const struct npg_scenario *sc, const struct npg_ids *ids, bool gid, char *buf,
+		     size_t len)
+{
+	char r[24], e[24], s[24], f[24];
+
+	npg_render_uid(sc, ids->real, gid, r, sizeof(r));
+	npg_render_uid(sc, ids->eff, gid, e, sizeof(e));
+	npg_render_uid(sc, ids->saved, gid, s, sizeof(s));
+	npg_render_uid(sc, ids->fs, gid, f, sizeof(f));
+	snprintf(buf, len, "%s %s %s %s", r, e, s, f);
+}
+
+/* The acting task after a step, field by field */
+static int diff_actor(const struct npg_run *run, int s, const struct npg_task *a,
+		      const struct npg_task *b,
+		      void (*emit)(const struct npg_run *, const struct npg_diff *, void *), void *arg)
+{
+	const struct npg_scenario *sc = run->sc;
+	char x[NPG_TEXT], y[NPG_TEXT];
+	int n = 0;
+
+	n += differ(run, s, "state", state_names[a->state], state_names[b->state], emit, arg);
+	if (a->state != NPG_TASK_RUNNING || b->state != NPG_TASK_RUNNING)
+		return n;
+	ids_text(sc, &a->cred.uid, false, x, sizeof(x));
+	ids_text(sc, &b->cred.uid, false, y, sizeof(y));
+	n += differ(run, s, "uids", x, y, emit, arg);
+	ids_text(sc, &a->cred.gid, true, x, sizeof(x));
+	ids_text(sc, &b->cred.gid, true, y, sizeof(y));
+	n += differ(run, s, "gids", x, y, emit, arg);
+	n += differ(run, s, "flag", a->nproc_exceeded ? "set" : "clear",
+		    b->nproc_exceeded ? "set" : "clear", emit, arg);
+	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_effective);
+	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_effective);
+	n += differ(run, s, "effective caps", x, y, emit, arg);
+	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_permitted);
+	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_permitted);
+	n += differ(run, s, "permitted caps", x, y, emit, arg);
+	return n;
+}
+
+void npg_conform_diff(const struct npg_run *run, int ca, int cb,
+		      void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
+		      void *arg, struct npg_conform_stats *stats)
+{
+	const struct npg_scenario *sc = run->sc;
+
+	for (int s = 0; s < sc->nstmts; s++) {
+		const struct npg_stmt *st = &sc->stmts[s];
+		const struct npg_obs *a = npg_run_obs(run, s, ca), *b = npg_run_obs(run, s, cb);
+		int n = 0;
+
+		stats->statements++;
+		if (a->unreproducible || b->unreproducible) {
+			stats->unreproducible++;
+			continue;
+		}
+		n += differ(run, s, st->kind == NPG_STMT_STEP ? "result" : "value", a->text, b->text,
+			    emit, arg);
+		if (st->kind == NPG_STMT_STEP) {
+			n += diff_actor(run, s, &a->actor, &b->actor, emit, arg);
+			for (int u = 0; u < sc->nnames; u++) {
+				char field[48], x[24], y[24];
+
+				if (sc->names[u].group || a->counts[u] == NPG_COUNT_UNKNOWN ||
+				    b->counts[u] == NPG_COUNT_UNKNOWN)
+					continue;
+				snprintf(field, sizeof(field), "count %s", sc->names[u].name);
+				snprintf(x, sizeof(x), "%ld", a->counts[u]);
+				snprintf(y, sizeof(y), "%ld", b->counts[u]);
+				n += differ(run, s, field, x, y, emit, arg);
+			}
+		}
+		if (n)
+			stats->differ++;
+		else
+			stats->agree++;
+	}
+}

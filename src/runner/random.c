@@ -1,0 +1,292 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/random.h"
+
+#define MAX_GEN_TASKS 24
+
+/* xorshift64*: small, fast, and the same everywhere */
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t next(struct rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545F4914F6CDD1DULL;
+}
+
+static int pick(struct rng *r, int n)
+{
+	return (int)(next(r) % (uint64_t)n);
+}
+
+struct gen {
+	struct rng rng;
+	char *buf;
+	size_t len, used;
+	bool overflow;
+	int ntasks;
+	struct {
+		char name[16];
+		bool alive, thread;
+		int leader, parent;
+	} t[MAX_GEN_TASKS];
+};
+
+static void out(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out(struct gen *g, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (g->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(g->buf + g->used, g->len - g->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= g->len - g->used)
+		g->overflow = true;
+	else
+		g->used += (size_t)n;
+}
+
+static const char *const users[] = { "root", "u1", "u2", "u3" };
+static const char *const caps[] = { "setuid", "setgid", "sys_admin", "sys_resource", "setpcap" };
+
+static const char *any_id(struct gen *g, bool allow_none)
+{
+	if (allow_none && pick(&g->rng, 5) == 0)
+		return "-1";
+	return users[pick(&g->rng, 4)];
+}
+
+static int add_task(struct gen *g, const char *prefix, bool thread, int leader, int parent)
+{
+	int i = g->ntasks++;
+
+	snprintf(g->t[i].name, sizeof(g->t[i].name), "%s%d", prefix, i);
+	g->t[i].alive = true;
+	g->t[i].thread = thread;
+	g->t[i].leader = thread ? leader : i;
+	g->t[i].parent = parent;
+	return i;
+}
+
+static int alive_task(struct gen *g)
+{
+	int alive[MAX_GEN_TASKS], n = 0;
+
+	for (int i = 0; i < g->ntasks; i++)
+		if (g->t[i].alive)
+			alive[n++] = i;
+	return n ? alive[pick(&g->rng, n)] : -1;
+}
+
+static void limit(struct gen *g)
+{
+	int soft = 1 + pick(&g->rng, 4);
+
+	out(g, " nproc %d %d", soft, soft + pick(&g->rng, 3));
+}
+
+static void step(struct gen *g)
+{
+	int a = alive_task(g), b;
+	const char *who;
+
+	if (a < 0)
+		return;
+	who = g->t[a].name;
+	switch (pick(&g->rng, 20)) {
+	case 0: case 1: case 2:
+		if (g->ntasks < MAX_GEN_TASKS)
+			out(g, "%s: fork %s\n", who, g->t[add_task(g, "c", false, 0, g->t[a].leader)].name);
+		break;
+	case 3:
+		if (g->ntasks < MAX_GEN_TASKS)
+			out(g, "%s: thread %s\n", who,
+			    g->t[add_task(g, "t", true, g->t[a].leader, -1)].name);
+		break;
+	case 4:
+		out(g, "%s: exit %d\n", who, pick(&g->rng, 3));
+		for (int i = 0; i < g->ntasks; i++)
+			if (i == a || (!g->t[a].thread && g->t[i].leader == a))
+				g->t[i].alive = false;
+		break;
+	case 5:
+		b = pick(&g->rng, g->ntasks);
+		out(g, "%s: wait %s\n", who, g->t[b].name);
+		break;
+	case 6: case 7:
+		out(g, "%s: setuid %s\n", who, any_id(g, false));
+		break;
+	case 8:
+		out(g, "%s: seteuid %s\n", who, any_id(g, false));
+		break;
+	case 9:
+		out(g, "%s: setreuid %s %s\n", who, any_id(g, true), any_id(g, true));
+		break;
+	case 10:
+		out(g, "%s: setresuid %s %s %s\n", who, any_id(g, true), any_id(g, true),
+		    any_id(g, true));
+		break;
+	case 11:
+		out(g, "%s: setfsuid %s\n", who, any_id(g, false));
+		break;
+	case 12:
+		switch (pick(&g->rng, 3)) {
+		case 0: out(g, "%s: setgid %s\n", who, any_id(g, false)); break;
+		case 1: out(g, "%s: setresgid %s %s %s\n", who, any_id(g, true), any_id(g, true), any_id(g, true)); break;
+		default: out(g, "%s: setgroups %s\n", who, pick(&g->rng, 2) ? "none" : any_id(g, false)); break;
+		}
+		break;
+	case 13: case 14:
+		out(g, "%s: setrlimit", who);
+		limit(g);
+		out(g, "\n");
+		break;
+	case 15:
+		out(g, "%s: prctl keepcaps %d\n", who, pick(&g->rng, 2));
+		break;
+	case 16:
+		out(g, "%s: capset %s %s\n", who, (const char *[]){ "drop", "keep", "raise", "lower" }[pick(&g->rng, 4)],
+		    caps[pick(&g->rng, 5)]);
+		break;
+	default:
+		if (!g->t[a].thread)
+			out(g, "%s: execve\n", who);
+		break;
+	}
+}
+
+int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
+{
+	struct gen g = { .buf = buf, .len = len };
+	int ninitial, nsteps;
+
+	/* distinct, non-zero states per (seed, n) */
+	g.rng.s = (seed * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)n * 0xD1B54A32D192ED03ULL) ^ 1;
+	for (int i = 0; i < 4; i++)
+		next(&g.rng);
+	out(&g, "scenario \"random %llu/%d\"\n", (unsigned long long)seed, n);
+	out(&g, "user root 0\nuser u1 1001 procs %d\nuser u2 1002 procs %d\nuser u3 1003\n",
+	    pick(&g.rng, 4), pick(&g.rng, 3));
+	out(&g, "task %s uid root", g.t[add_task(&g, "d", false, 0, -1)].name);
+	if (pick(&g.rng, 2))
+		limit(&g);
+	out(&g, "\n");
+	ninitial = 1 + pick(&g.rng, 3);
+	for (int i = 0; i < ninitial; i++) {
+		int t = add_task(&g, "p", false, 0, -1);
+
+		out(&g, "task %s uid %s", g.t[t].name, users[1 + pick(&g.rng, 3)]);
+		if (pick(&g.rng, 3) == 0)
+			out(&g, " euid %s", users[pick(&g.rng, 4)]);
+		limit(&g);
+		out(&g, "\n");
+	}
+	nsteps = 8 + pick(&g.rng, 20);
+	for (int i = 0; i < nsteps; i++)
+		step(&g);
+	return g.overflow ? -1 : (int)g.used;
+}
+
+/* --- shrinking --- */
+
+static size_t split_lines(char *text, char ***lines)
+{
+	size_t n = 0, cap = 16;
+	char **v = malloc(cap * sizeof(*v));
+
+	for (char *p = text; v && *p;) {
+		char *nl = strchr(p, '\n');
+
+		if (n == cap) {
+			char **grown = realloc(v, (cap *= 2) * sizeof(*v));
+
+			if (!grown) {
+				free(v);
+				v = NULL;
+				break;
+			}
+			v = grown;
+		}
+		v[n++] = p;
+		if (!nl)
+			break;
+		*nl = '\0';
+		p = nl + 1;
+	}
+	*lines = v;
+	return v ? n : 0;
+}
+
+static void join_lines(char **lines, const bool *keep, size_t n, char *out)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l;
+
+		if (!keep[i])
+			continue;
+		l = strlen(lines[i]);
+		memmove(out + used, lines[i], l);
+		used += l;
+		out[used++] = '\n';
+	}
+	out[used] = '\0';
+}
+
+int npg_shrink_lines(char *text, bool (*still_fails)(const char *text, void *arg), void *arg)
+{
+	size_t len = strlen(text);
+	char *copy = strdup(text), *candidate = malloc(len + 2), **lines = NULL;
+	size_t n = copy ? split_lines(copy, &lines) : 0;
+	bool *keep = calloc(n + 1, sizeof(*keep)), *trial = calloc(n + 1, sizeof(*trial));
+	int tries = 0;
+
+	if (!copy || !candidate || !lines || !keep || !trial)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		keep[i] = true;
+	/* chunks of half the lines, then smaller, down to single lines, to a fixed point */
+	for (size_t chunk = n / 2 ? n / 2 : 1;; chunk = chunk > 1 ? chunk / 2 : 1) {
+		bool progress = false;
+
+		for (size_t start = 0; start < n; start += chunk) {
+			bool any = false;
+
+			memcpy(trial, keep, n * sizeof(*keep));
+			for (size_t i = start; i < start + chunk && i < n; i++) {
+				any |= trial[i];
+				trial[i] = false;
+			}
+			if (!any)
+				continue;
+			join_lines(lines, trial, n, candidate);
+			tries++;
+			if (still_fails(candidate, arg)) {
+				memcpy(keep, trial, n * sizeof(*keep));
+				progress = true;
+			}
+		}
+		if (chunk == 1 && !progress)
+			break;
+	}
+	join_lines(lines, keep, n, candidate);
+	memcpy(text, candidate, strlen(candidate) + 1);
+out:
+	free(copy);
+	free(candidate);
+	free(lines);
+	free(keep);
+	free(trial);
+	return tries;
+}

@@ -1,0 +1,25 @@
+/* Random scenarios for differential testing, and shrinking what fails. */
+#ifndef NPG_RUNNER_RANDOM_H
+#define NPG_RUNNER_RANDOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Write the text of random scenario number @n of seed @seed to @buf: a few
+ * users with processes of their own, a root daemon and user tasks with
+ * limits near their counts, then forks, threads, exits, reaps, the set*id
+ * calls, limits, keep-caps, capability drops and execve. Same seed and n,
+ * same text. Returns the length, or -1 if @len is too small.
+ */
+int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len);
+
+/*
+ * Delta-debug @text line by line: remove lines while @still_fails says the
+ * smaller text still fails (it must parse too). The result replaces @text
+ * (same buffer, NUL-terminated). Returns the number of tries.
+ */
+int npg_shrink_lines(char *text, bool (*still_fails)(const char *text, void *arg), void *arg);
+
+#endif
