@@ -32,7 +32,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA      := $(BUILD)/libnprocguard.a
 BIN       := $(BUILD)/nprocguard
 
-.PHONY: all check test demo install clean fuzz
+.PHONY: all check test demo install clean fuzz conform
 all: $(BIN) $(UNIT_BIN)
 
 $(BUILD)/%.o: %.c
@@ -62,6 +62,10 @@ check:
 
 demo: $(BIN)
 	@$(BIN) run scenarios/article/*.npg
+
+# Every scenario on the model of this kernel and on the kernel itself (root).
+conform: $(BIN)
+	@$(BIN) conform --quiet scenarios/article/*.npg scenarios/regression/*.npg
 
 # libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds a run.
 FUZZ_SECONDS ?= 60

@@ -329,7 +329,7 @@ int npg_cmd_conform(int argc, char **argv)
 		return NPG_EXIT_USAGE;
 	if (!o.policy) {
 		o.policy = o.host.policy ? o.host.policy : &npg_policy_linux_6;
-		if (o.fmt == NPG_FORMAT_TEXT)
+		if (o.fmt == NPG_FORMAT_TEXT && !o.quiet)
 			printf("model %s, picked for kernel %s (override with --policy)\n", o.policy->name,
 			       o.host.release);
 	}

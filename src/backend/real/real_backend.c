@@ -75,9 +75,18 @@ static void kill_remembered(void)
 		kill(live_pids[i], SIGKILL);
 }
 
+/*
+ * Kill every task we made and reap them before dying ourselves: as a child
+ * subreaper we inherit the orphans too, and left to init their zombies
+ * would hold the uid window (and count against the users) for a while.
+ * Only async-signal-safe calls; alarm() bounds the wait.
+ */
 static void on_fatal_signal(int sig)
 {
 	kill_remembered();
+	alarm(5);
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -505,10 +514,15 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	}
 	busy = npg_proc_find_uid_in_range(r->base, r->base + NPG_UID_WINDOW);
 	if (busy != 0) {
+		struct npg_proc_task pt = { 0 };
+
+		if (busy > 0)
+			npg_proc_read_task(busy, busy, &pt);
 		snprintf(b->error, sizeof(b->error),
 			 busy < 0 ? "cannot scan /proc" :
-			 "pid %d already runs with a uid in %u..%u: pick another --uid-base",
-			 (int)busy, r->base, r->base + NPG_UID_WINDOW - 1);
+			 "pid %d already runs with a uid in %u..%u%s: pick another --uid-base",
+			 (int)busy, r->base, r->base + NPG_UID_WINDOW - 1,
+			 pt.state == 'Z' ? " (a zombie its parent has not reaped yet)" : "");
 		return -1;
 	}
 	for (int u = 0; u < sc->nnames; u++)
