@@ -32,8 +32,13 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA      := $(BUILD)/libnprocguard.a
 BIN       := $(BUILD)/nprocguard
 
-.PHONY: all check test demo install clean fuzz conform
+.PHONY: all check test demo install clean fuzz conform deps
+
 all: $(BIN) $(UNIT_BIN)
+
+# Installs missing Debian packages when run as root (tools/ensure-deps.sh).
+deps:
+	@sh tools/ensure-deps.sh
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -53,14 +58,15 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBA)
 test: all
 	NPG_BUILD=$(abspath $(BUILD)) prove -f tests/run-unit.sh tests/cli/*.t
 
-check:
+check: deps
 	$(MAKE) --no-print-directory BUILD=build all
 	$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
 	NPG_BUILD=$(abspath build) prove tests/run-unit.sh tests/cli/*.t
 	NPG_BUILD=$(abspath build-san) ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove tests/run-unit.sh tests/cli/*.t
 
-demo: $(BIN)
+demo: deps
+	@$(MAKE) --no-print-directory -s $(BIN)
 	@$(BIN) run scenarios/article/*.npg
 
 # Every scenario on the model of this kernel and on the kernel itself (root).

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Make sure the build and test dependencies are there. On Debian, as root,
+# install what is missing; elsewhere say what to install and fail.
+set -eu
+PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev jq"
+missing=""
+pkg-config --exists smartcols 2>/dev/null || missing="$missing libsmartcols-dev"
+pkg-config --exists libcap 2>/dev/null || missing="$missing libcap-dev"
+pkg-config --exists libseccomp 2>/dev/null || missing="$missing libseccomp-dev"
+command -v cc >/dev/null 2>&1 || missing="$missing build-essential"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+command -v jq >/dev/null 2>&1 || missing="$missing jq"
+command -v prove >/dev/null 2>&1 || missing="$missing perl"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -qq $PKGS >/dev/null
+	exit 0
+fi
+echo "missing:$missing -- install them (Debian: apt-get install$missing)" >&2
+exit 1
