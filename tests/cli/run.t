@@ -8,6 +8,10 @@ test_expect "every seed scenario holds under every policy" '
 	grep -q "^9 files, [0-9]* expectations: [0-9]* held, 0 failed$" "$TMP/stdout"
 '
 
+test_expect "every regression scenario holds under every policy" '
+	expect_exit 0 "$NPG" run "$TOP"/scenarios/regression/*.npg
+'
+
 test_expect "the side-by-side table has one column per policy" '
 	expect_exit 0 "$NPG" run "$A/03-unchecked-drop.npg" &&
 	head -3 "$TMP/stdout" | grep -q "linux-2.4 *linux-2.6 *ow-2006 *kulikov-2011 *brown-flag-2011 *linux-3.1 *linux-5.14 *linux-6"
@@ -85,5 +89,11 @@ test_expect "policies lists all eight, oldest first" '
 test_expect "policies --json is valid JSON" '
 	expect_exit 0 "$NPG" policies --json &&
 	jq -e ".policies | length == 8" "$TMP/stdout" >/dev/null
+'
+test_expect "make install puts the binary and the man page under DESTDIR" '
+	make -s -C "$TOP" install BUILD="$NPG_BUILD" PREFIX=/usr DESTDIR="$TMP/root" >/dev/null &&
+	test -x "$TMP/root/usr/bin/nprocguard" &&
+	test -f "$TMP/root/usr/share/man/man1/nprocguard.1" &&
+	"$TMP/root/usr/bin/nprocguard" --version | grep -q "^nprocguard "
 '
 test_done
