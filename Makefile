@@ -22,7 +22,8 @@ LDFLAGS   += -fsanitize=address,undefined
 endif
 
 LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*.c \
-               src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c))
+               src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c \
+               src/tools/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 

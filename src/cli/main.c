@@ -20,6 +20,7 @@ static const struct {
 	{ "run", npg_cmd_run, "run scenarios on the model of one or all policies" },
 	{ "conform", npg_cmd_conform, "compare the model with the running kernel" },
 	{ "policies", npg_cmd_policies, "list the modelled kernel policies" },
+	{ "status", npg_cmd_status, "per-user task counts against RLIMIT_NPROC, flagged tasks" },
 };
 
 static void usage(FILE *out)

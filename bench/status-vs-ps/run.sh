@@ -1,0 +1,61 @@
+#!/bin/sh
+# bench/status-vs-ps: per-user task counts on a loaded machine, nprocguard
+# status -J against the nearest procps pipeline, in the same run.
+#   peer: ps -eLo ruid= | sort | uniq -c
+# Load: 2500 processes + 2500 threads (5000 tasks) over 50 uids from
+# 3000400001; one thread in ten runs under another uid than its process.
+# Prints the median of REPS runs of each and the ratio. Root only.
+set -eu
+cd "$(dirname "$0")"
+NPG=${NPG:-../../build/nprocguard}
+REPS=${REPS:-15}
+BASE=3000400000
+TMP=$(mktemp -d)
+cleanup() {
+	exec 3>&- 2>/dev/null || true	# the load reads EOF, kills and reaps its tasks
+	[ -z "${load_pid:-}" ] || wait "$load_pid" 2>/dev/null || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+[ "$(id -u)" -eq 0 ] || { echo "bench/status-vs-ps: needs root (creates processes of test uids)"; exit 0; }
+cc -O2 -o "$TMP/load" load.c -lpthread
+mkfifo "$TMP/hold"
+"$TMP/load" 2500 50 $BASE <"$TMP/hold" >"$TMP/ready" &
+load_pid=$!
+exec 3>"$TMP/hold"
+i=0
+while ! grep -q ready "$TMP/ready" 2>/dev/null; do
+	i=$((i + 1)); [ $i -lt 600 ] || { echo "bench/status-vs-ps: the load did not start"; exit 1; }
+	sleep 0.1
+done
+
+# Exactness first: both must count the same tasks for every test uid.
+"$NPG" status -J | jq -r --argjson lo $BASE \
+	'.users[] | select(.uid > $lo and .uid <= $lo + 50) | "\(.uid) \(.tasks)"' | sort >"$TMP/npg"
+# procps prints uids above 2^31-1 as negative numbers: add 2^32 back
+ps -eLo ruid= | sort | uniq -c |
+	awk -v lo=$BASE '{ u = $2 < 0 ? $2 + 4294967296 : $2 }
+			 u > lo && u <= lo + 50 { printf "%.0f %d\n", u, $1 }' | sort >"$TMP/ps"
+if ! cmp -s "$TMP/npg" "$TMP/ps"; then
+	echo "bench/status-vs-ps: counts differ between nprocguard and ps:"; diff "$TMP/npg" "$TMP/ps" | head
+	exit 1
+fi
+tasks=$(awk '{ n += $2 } END { print n }' "$TMP/npg")
+
+median_ms() {	# median wall time of REPS runs of "$@", in ms
+	i=0
+	while [ $i -lt "$REPS" ]; do
+		t0=$(date +%s%N); "$@" >/dev/null; t1=$(date +%s%N)
+		echo $(( (t1 - t0) / 1000 ))
+		i=$((i + 1))
+	done | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] / 1000 }'
+}
+ps_pipeline() { ps -eLo ruid= | sort | uniq -c; }
+
+npg_ms=$(median_ms "$NPG" status -J)
+ps_ms=$(median_ms ps_pipeline)
+echo "load: $tasks tasks of 50 test uids (plus the machine's own), counts identical"
+echo "nprocguard status -J:            $npg_ms ms (median of $REPS)"
+echo "ps -eLo ruid= | sort | uniq -c:  $ps_ms ms (median of $REPS)"
+awk -v a="$npg_ms" -v b="$ps_ms" 'BEGIN { printf "ratio: nprocguard is %.1fx faster than the ps pipeline\n", b / a }'

@@ -1,0 +1,501 @@
+/*
+ * nprocguard status: how close each user is to RLIMIT_NPROC, as the
+ * kernel counts (threads and zombies included, by real uid), and which
+ * tasks carry PF_NPROC_EXCEEDED and will fail their next execve().
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libsmartcols.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "tools/procscan.h"
+
+enum { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL_ZOMBIES, COL_NPROC, COL_NPROC_MAX,
+       COL_HEADROOM, COL_FLAGGED, NUSERCOLS };
+enum { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TCOL_STATE, TCOL_FLAGGED, TCOL_NPROC,
+       NTASKCOLS };
+
+struct colinfo {
+	const char *name;
+	double whint;
+	int flags;
+	int json_type;
+	const char *help;
+};
+
+static const struct colinfo user_cols[NUSERCOLS] = {
+	[COL_UID] = { "UID", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "real user id" },
+	[COL_USER] = { "USER", 10, 0, SCOLS_JSON_STRING, "user name" },
+	[COL_TASKS] = { "TASKS", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			"tasks the kernel counts: processes, threads and zombies" },
+	[COL_PROCS] = { "PROCS", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "processes (thread groups)" },
+	[COL_ZOMBIES] = { "ZOMBIES", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			  "exited, not yet reaped: still counted" },
+	[COL_NPROC] = { "NPROC", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
+			"lowest soft RLIMIT_NPROC among the user's processes" },
+	[COL_NPROC_MAX] = { "NPROC-MAX", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
+			    "highest soft RLIMIT_NPROC among the user's processes" },
+	[COL_HEADROOM] = { "HEADROOM", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
+			   "NPROC minus TASKS: forks left to the most limited process" },
+	[COL_FLAGGED] = { "FLAGGED", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			  "tasks with PF_NPROC_EXCEEDED: their next execve() may fail" },
+};
+
+static const struct colinfo task_cols[NTASKCOLS] = {
+	[TCOL_PID] = { "PID", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "process id" },
+	[TCOL_TID] = { "TID", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "thread id" },
+	[TCOL_USER] = { "USER", 10, 0, SCOLS_JSON_STRING, "real user" },
+	[TCOL_COMM] = { "COMM", 16, 0, SCOLS_JSON_STRING, "command name" },
+	[TCOL_STATE] = { "STATE", 6, 0, SCOLS_JSON_STRING, "running or zombie" },
+	[TCOL_FLAGGED] = { "FLAGGED", 3, 0, SCOLS_JSON_BOOLEAN, "PF_NPROC_EXCEEDED is set" },
+	[TCOL_NPROC] = { "NPROC", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
+			 "soft RLIMIT_NPROC of its process" },
+};
+
+static const int user_default[] = { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL_ZOMBIES,
+				    COL_NPROC, COL_HEADROOM, COL_FLAGGED };
+static const int task_default[] = { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TCOL_STATE,
+				    TCOL_FLAGGED, TCOL_NPROC };
+
+struct user_row {
+	uint32_t uid;
+	long tasks, procs, zombies, flagged;
+	uint64_t nproc_min, nproc_max;
+	char name[64];
+};
+
+static void usage(void)
+{
+	printf("Usage:\n nprocguard status [options]\n\n"
+	       "Show each user's task count (threads and zombies included, by real uid, as\n"
+	       "the kernel charges RLIMIT_NPROC) against its soft limit, and the tasks\n"
+	       "flagged PF_NPROC_EXCEEDED.\n\n"
+	       "Options:\n"
+	       " -o, --output LIST    columns to print (\"+LIST\" adds to the default)\n"
+	       "     --output-all     print all columns\n"
+	       " -J, --json           use JSON output format\n"
+	       " -r, --raw            use raw output format\n"
+	       " -n, --noheadings     don't print headings\n"
+	       " -u, --user USER      only this user (name or uid; may be repeated)\n"
+	       " -s, --sort COLUMN    sort by this column\n"
+	       " -t, --tasks          one row per task instead of per user\n"
+	       " -c, --check PERCENT  monitoring: exit 1 naming each user at PERCENT%% of its\n"
+	       "                      limit or more, and each flagged task\n"
+	       " -h, --help           display this help\n\nUser columns:\n");
+	for (int i = 0; i < NUSERCOLS; i++)
+		printf(" %11s  %s\n", user_cols[i].name, user_cols[i].help);
+	printf("\nTask columns (--tasks):\n");
+	for (int i = 0; i < NTASKCOLS; i++)
+		printf(" %11s  %s\n", task_cols[i].name, task_cols[i].help);
+	printf("\nExit status: 0 ok, 1 --check found something, 2 usage or /proc error.\n");
+}
+
+static int column_id(const struct colinfo *cols, int n, const char *name, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		if (strlen(cols[i].name) == len && strncasecmp(cols[i].name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+/* "A,B,C" or "+A,B" (added to the defaults) into ids; -1 on an unknown name */
+static int parse_columns(const char *arg, const struct colinfo *cols, int ncols, int *ids,
+			 int *n, int max)
+{
+	const char *p = arg;
+
+	if (*p == '+')
+		p++;
+	else
+		*n = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int id = column_id(cols, ncols, p, len);
+
+		if (id < 0) {
+			fprintf(stderr, "nprocguard status: unknown column '%.*s'\n", (int)len, p);
+			return -1;
+		}
+		if (*n == max) {
+			fprintf(stderr, "nprocguard status: too many columns\n");
+			return -1;
+		}
+		ids[(*n)++] = id;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static void user_name(uint32_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+		snprintf(buf, len, "%s", res->pw_name);
+	else
+		snprintf(buf, len, "%u", uid);
+}
+
+static void limit_text(uint64_t v, char *buf, size_t len)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+static int parse_user(const char *arg, uint32_t *uid)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024], *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!errno && *arg && !*end && v < UINT32_MAX) {
+		*uid = (uint32_t)v;
+		return 0;
+	}
+	if (getpwnam_r(arg, &pw, tmp, sizeof(tmp), &res) == 0 && res) {
+		*uid = res->pw_uid;
+		return 0;
+	}
+	fprintf(stderr, "nprocguard status: unknown user '%s'\n", arg);
+	return -1;
+}
+
+static struct user_row *aggregate(const struct npg_scan *s, size_t *nrows)
+{
+	struct user_row *rows = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct npg_scan_task *t = &s->tasks[i];
+		struct user_row *r = NULL;
+
+		for (size_t k = 0; k < n && !r; k++)
+			if (rows[k].uid == t->ruid)
+				r = &rows[k];
+		if (!r) {
+			if (n == cap) {
+				struct user_row *grown;
+
+				cap = cap ? cap * 2 : 64;
+				grown = realloc(rows, cap * sizeof(*rows));
+				if (!grown) {
+					free(rows);
+					return NULL;
+				}
+				rows = grown;
+			}
+			r = &rows[n++];
+			memset(r, 0, sizeof(*r));
+			r->uid = t->ruid;
+			r->nproc_min = UINT64_MAX;
+		}
+		r->tasks++;
+		r->procs += t->pid == t->tid;
+		r->zombies += t->zombie;
+		r->flagged += t->flagged;
+		if (t->pid == t->tid && !t->zombie) {
+			if (t->nproc_soft < r->nproc_min)
+				r->nproc_min = t->nproc_soft;
+			if (t->nproc_soft > r->nproc_max || r->nproc_max == 0)
+				r->nproc_max = t->nproc_soft;
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		user_name(rows[k].uid, rows[k].name, sizeof(rows[k].name));
+	*nrows = n;
+	return rows;
+}
+
+static long long headroom(const struct user_row *r)
+{
+	return r->nproc_min == UINT64_MAX ? LLONG_MAX : (long long)r->nproc_min - r->tasks;
+}
+
+static int sort_col;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct user_row *x = a, *y = b;
+	long long vx, vy;
+
+	switch (sort_col) {
+	case COL_USER:
+		return strcmp(x->name, y->name);
+	case COL_TASKS: vx = x->tasks, vy = y->tasks; break;
+	case COL_PROCS: vx = x->procs, vy = y->procs; break;
+	case COL_ZOMBIES: vx = x->zombies, vy = y->zombies; break;
+	case COL_FLAGGED: vx = x->flagged, vy = y->flagged; break;
+	case COL_NPROC: return x->nproc_min < y->nproc_min ? -1 : x->nproc_min > y->nproc_min;
+	case COL_NPROC_MAX: return x->nproc_max < y->nproc_max ? -1 : x->nproc_max > y->nproc_max;
+	case COL_HEADROOM: vx = headroom(x), vy = headroom(y); break;
+	default: vx = x->uid, vy = y->uid; break;
+	}
+	return vx < vy ? -1 : vx > vy;
+}
+
+static void user_cell(const struct user_row *r, int col, char *buf, size_t len)
+{
+	long long h;
+
+	switch (col) {
+	case COL_UID: snprintf(buf, len, "%u", r->uid); break;
+	case COL_USER: snprintf(buf, len, "%s", r->name); break;
+	case COL_TASKS: snprintf(buf, len, "%ld", r->tasks); break;
+	case COL_PROCS: snprintf(buf, len, "%ld", r->procs); break;
+	case COL_ZOMBIES: snprintf(buf, len, "%ld", r->zombies); break;
+	case COL_FLAGGED: snprintf(buf, len, "%ld", r->flagged); break;
+	case COL_NPROC: limit_text(r->nproc_min, buf, len); break;
+	case COL_NPROC_MAX: limit_text(r->nproc_max, buf, len); break;
+	case COL_HEADROOM:
+		h = headroom(r);
+		if (h == LLONG_MAX)
+			snprintf(buf, len, "unlimited");
+		else
+			snprintf(buf, len, "%lld", h);
+		break;
+	}
+}
+
+static struct libscols_table *new_table(bool json, bool raw, bool noheadings, const char *name)
+{
+	struct libscols_table *tb = scols_new_table();
+
+	if (!tb)
+		return NULL;
+	scols_table_enable_json(tb, json);
+	scols_table_set_name(tb, name);
+	scols_table_enable_raw(tb, raw);
+	scols_table_enable_noheadings(tb, noheadings);
+	return tb;
+}
+
+static int add_columns(struct libscols_table *tb, const struct colinfo *cols, const int *ids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct libscols_column *cl = scols_table_new_column(tb, cols[ids[i]].name,
+								    cols[ids[i]].whint,
+								    cols[ids[i]].flags);
+
+		if (!cl)
+			return -1;
+		scols_column_set_json_type(cl, cols[ids[i]].json_type);
+	}
+	return 0;
+}
+
+static bool wanted(uint32_t uid, const uint32_t *users, int nusers)
+{
+	if (nusers == 0)
+		return true;
+	for (int i = 0; i < nusers; i++)
+		if (users[i] == uid)
+			return true;
+	return false;
+}
+
+/* --check: problems on stdout, one line each; 1 if any */
+static int check(const struct user_row *rows, size_t n, const struct npg_scan *s, double percent,
+		 const uint32_t *users, int nusers)
+{
+	int found = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct user_row *r = &rows[i];
+
+		if (!wanted(r->uid, users, nusers))
+			continue;
+		if (r->nproc_min != UINT64_MAX && r->nproc_min > 0 &&
+		    (double)r->tasks * 100.0 >= percent * (double)r->nproc_min) {
+			printf("user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu\n", r->name,
+			       r->uid, r->tasks, (double)r->tasks * 100.0 / (double)r->nproc_min,
+			       (unsigned long long)r->nproc_min);
+			found = 1;
+		}
+	}
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct npg_scan_task *t = &s->tasks[i];
+
+		if (!t->flagged || !wanted(t->ruid, users, nusers))
+			continue;
+		printf("task %d (%s, uid %u) has PF_NPROC_EXCEEDED: its next execve() fails with "
+		       "EAGAIN while the user is over RLIMIT_NPROC\n", (int)t->tid, t->comm, t->ruid);
+		found = 1;
+	}
+	return found;
+}
+
+static int print_users(struct user_row *rows, size_t n, const int *cols, int ncols, bool json,
+		       bool raw, bool noheadings, const uint32_t *users, int nusers)
+{
+	struct libscols_table *tb = new_table(json, raw, noheadings, "users");
+	char buf[64];
+
+	if (!tb || add_columns(tb, user_cols, cols, ncols) < 0)
+		return -1;
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	for (size_t i = 0; i < n; i++) {
+		struct libscols_line *ln;
+
+		if (!wanted(rows[i].uid, users, nusers))
+			continue;
+		ln = scols_table_new_line(tb, NULL);
+		if (!ln)
+			return -1;
+		for (int c = 0; c < ncols; c++) {
+			user_cell(&rows[i], cols[c], buf, sizeof(buf));
+			scols_line_set_data(ln, (size_t)c, buf);
+		}
+	}
+	scols_print_table(tb);
+	scols_unref_table(tb);
+	return 0;
+}
+
+static int print_tasks(const struct npg_scan *s, const int *cols, int ncols, bool json, bool raw,
+		       bool noheadings, const uint32_t *users, int nusers)
+{
+	struct libscols_table *tb = new_table(json, raw, noheadings, "tasks");
+	char buf[64];
+
+	if (!tb || add_columns(tb, task_cols, cols, ncols) < 0)
+		return -1;
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct npg_scan_task *t = &s->tasks[i];
+		struct libscols_line *ln;
+
+		if (!wanted(t->ruid, users, nusers))
+			continue;
+		ln = scols_table_new_line(tb, NULL);
+		if (!ln)
+			return -1;
+		for (int c = 0; c < ncols; c++) {
+			switch (cols[c]) {
+			case TCOL_PID: snprintf(buf, sizeof(buf), "%d", (int)t->pid); break;
+			case TCOL_TID: snprintf(buf, sizeof(buf), "%d", (int)t->tid); break;
+			case TCOL_USER: user_name(t->ruid, buf, sizeof(buf)); break;
+			case TCOL_COMM: snprintf(buf, sizeof(buf), "%s", t->comm); break;
+			case TCOL_STATE: snprintf(buf, sizeof(buf), "%s", t->zombie ? "zombie" : "running"); break;
+			case TCOL_FLAGGED: snprintf(buf, sizeof(buf), "%s", t->flagged ? "true" : "false"); break;
+			case TCOL_NPROC: limit_text(t->nproc_soft, buf, sizeof(buf)); break;
+			}
+			scols_line_set_data(ln, (size_t)c, buf);
+		}
+	}
+	scols_print_table(tb);
+	scols_unref_table(tb);
+	return 0;
+}
+
+int npg_cmd_status(int argc, char **argv)
+{
+	enum { OPT_OUTPUT_ALL = 256 };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "output-all", no_argument, NULL, OPT_OUTPUT_ALL },
+		{ "json", no_argument, NULL, 'J' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "noheadings", no_argument, NULL, 'n' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "tasks", no_argument, NULL, 't' },
+		{ "check", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int cols[32], ncols = -1, c, rc = NPG_EXIT_OK, nusers = 0;
+	uint32_t users[64];
+	const char *output = NULL, *sort = NULL;
+	bool json = false, raw = false, noheadings = false, tasks = false, all = false;
+	double percent = -1;
+	struct npg_scan scan;
+	struct user_row *rows;
+	size_t nrows = 0;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "o:Jrnu:s:tc:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case OPT_OUTPUT_ALL: all = true; break;
+		case 'J': json = true; break;
+		case 'r': raw = true; break;
+		case 'n': noheadings = true; break;
+		case 't': tasks = true; break;
+		case 's': sort = optarg; break;
+		case 'u':
+			if (nusers == 64 || parse_user(optarg, &users[nusers]) < 0)
+				npg_usage_error("status");
+			nusers++;
+			break;
+		case 'c':
+			errno = 0;
+			percent = strtod(optarg, &end);
+			if (errno || end == optarg || (*end && strcmp(end, "%") != 0) || percent <= 0 ||
+			    percent > 1000) {
+				fprintf(stderr, "nprocguard status: bad --check '%s' (a percentage)\n", optarg);
+				npg_usage_error("status");
+			}
+			break;
+		case 'h': usage(); return NPG_EXIT_OK;
+		default: npg_usage_error("status");
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "nprocguard status: unexpected argument '%s'\n", argv[optind]);
+		npg_usage_error("status");
+	}
+	{
+		const struct colinfo *info = tasks ? task_cols : user_cols;
+		int ninfo = tasks ? NTASKCOLS : NUSERCOLS;
+		const int *def = tasks ? task_default : user_default;
+		int ndef = tasks ? (int)(sizeof(task_default) / sizeof(int))
+				 : (int)(sizeof(user_default) / sizeof(int));
+
+		ncols = 0;
+		for (int i = 0; i < (all ? ninfo : ndef); i++)
+			cols[ncols++] = all ? i : def[i];
+		if (output && parse_columns(output, info, ninfo, cols, &ncols, 32) < 0)
+			npg_usage_error("status");
+		sort_col = COL_UID;
+		if (sort) {
+			sort_col = column_id(user_cols, NUSERCOLS, sort, strlen(sort));
+			if (sort_col < 0 || tasks) {
+				fprintf(stderr, "nprocguard status: cannot sort by '%s'%s\n", sort,
+					tasks ? " with --tasks" : "");
+				npg_usage_error("status");
+			}
+		}
+	}
+	if (npg_scan_tasks(&scan) < 0) {
+		fprintf(stderr, "nprocguard status: cannot read /proc: %s\n", strerror(errno));
+		return NPG_EXIT_USAGE;
+	}
+	rows = aggregate(&scan, &nrows);
+	if (!rows && scan.ntasks) {
+		npg_scan_free(&scan);
+		fprintf(stderr, "nprocguard status: out of memory\n");
+		return NPG_EXIT_USAGE;
+	}
+	if (percent > 0)
+		rc = check(rows, nrows, &scan, percent, users, nusers) ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+	else if ((tasks ? print_tasks(&scan, cols, ncols, json, raw, noheadings, users, nusers)
+			: print_users(rows, nrows, cols, ncols, json, raw, noheadings, users, nusers)) < 0) {
+		fprintf(stderr, "nprocguard status: %s\n", strerror(errno));
+		rc = NPG_EXIT_USAGE;
+	}
+	free(rows);
+	npg_scan_free(&scan);
+	return rc;
+}
