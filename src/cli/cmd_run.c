@@ -1,5 +1,6 @@
 /* nprocguard run: scenarios on the model, one column per policy. */
 #include <getopt.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@ static void usage(void)
 	       "                      (root; expectations of the kernel's own policy)\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
 	       "                      (default 3000000000)\n"
+	       " -T, --then COMMAND   with --real: run COMMAND (sh -c) after the last step,\n"
+	       "                      while the scenario's tasks still exist; NPG_UID_BASE\n"
+	       "                      is set in its environment\n"
 	       " -h, --help           display this help\n\n"
 	       "With one policy, text output is a step-by-step trace; with several, a\n"
 	       "side-by-side table, one column per policy.\n\n"
@@ -37,9 +41,27 @@ struct run_options {
 	long mask;
 	enum npg_format fmt;
 	bool real;
+	const char *then;
 	uint32_t uid_base;
 	struct npg_host host;
 };
+
+/* --then: a command that looks at the live tasks (the status tests use it) */
+static void run_then(struct npg_backend *b, void *arg)
+{
+	const struct run_options *opt = arg;
+	char base[16];
+	int rc;
+
+	(void)b;
+	snprintf(base, sizeof(base), "%u", opt->uid_base);
+	setenv("NPG_UID_BASE", base, 1);
+	fflush(stdout);
+	rc = system(opt->then);
+	if (rc != 0)
+		fprintf(stderr, "nprocguard run: --then command exited with status %d\n",
+			WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc));
+}
 
 static void run_one(const struct npg_scenario *sc, const struct run_options *opt,
 		    struct run_totals *tot, bool first)
@@ -54,7 +76,9 @@ static void run_one(const struct npg_scenario *sc, const struct run_options *opt
 	if (opt->real) {
 		npg_real_backend_init(&backends[0], &opt->host, opt->uid_base);
 		cols[0] = (struct npg_column){ .backend = &backends[0],
-					       .policy_index = npg_policy_index(backends[0].policy) };
+					       .policy_index = npg_policy_index(backends[0].policy),
+					       .before_stop = opt->then ? run_then : NULL,
+					       .before_stop_arg = (void *)opt };
 		n = 1;
 		mask = 0;
 	}
@@ -93,6 +117,7 @@ int npg_cmd_run(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "real", no_argument, NULL, 'R' },
 		{ "uid-base", required_argument, NULL, 'u' },
+		{ "then", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -101,7 +126,7 @@ int npg_cmd_run(int argc, char **argv)
 	struct npg_scenario **sc;
 	int c, nfiles, bad = 0;
 
-	while ((c = getopt_long(argc, argv, "p:f:Ru:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:f:Ru:T:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			opt.mask = npg_parse_policy_list(optarg);
@@ -110,6 +135,9 @@ int npg_cmd_run(int argc, char **argv)
 			break;
 		case 'R':
 			opt.real = true;
+			break;
+		case 'T':
+			opt.then = optarg;
 			break;
 		case 'u':
 			if (npg_parse_uid_base(optarg, &opt.uid_base) < 0)
@@ -131,6 +159,10 @@ int npg_cmd_run(int argc, char **argv)
 	if (opt.real && opt.mask) {
 		fprintf(stderr, "nprocguard run: --real runs the kernel's own policy; "
 			"--policy is for the model (see 'nprocguard conform')\n");
+		npg_usage_error("run");
+	}
+	if (opt.then && !opt.real) {
+		fprintf(stderr, "nprocguard run: --then goes with --real\n");
 		npg_usage_error("run");
 	}
 	if (opt.real && npg_real_preflight(&opt.host) < 0)

@@ -94,6 +94,8 @@ int npg_run_scenario(struct npg_run *run, const struct npg_scenario *sc,
 		cols[c].started = true;
 		for (int s = 0; s < sc->nstmts; s++)
 			observe(run, &cols[c], s, npg_run_obs(run, s, c));
+		if (cols[c].before_stop)
+			cols[c].before_stop(b, cols[c].before_stop_arg);
 		b->ops->stop(b);
 	}
 	return rc;

@@ -25,6 +25,9 @@ struct npg_column {
 	int policy_index;	/* whose expectations apply */
 	bool started;
 	char error[256];
+	/* may be NULL: called after the last statement, before the backend stops */
+	void (*before_stop)(struct npg_backend *b, void *arg);
+	void *before_stop_arg;
 };
 
 struct npg_run {
