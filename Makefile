@@ -11,7 +11,7 @@ DESTDIR   ?=
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 PKGS      := smartcols libcap
-CPPFLAGS  += -D_GNU_SOURCE -DNPG_VERSION='"$(VERSION)"' -Isrc $(shell pkg-config --cflags $(PKGS))
+CPPFLAGS  += -D_GNU_SOURCE -DNPG_VERSION='"$(VERSION)"' -Isrc -Iinclude $(shell pkg-config --cflags $(PKGS))
 WARN      := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 LDLIBS    += $(shell pkg-config --libs $(PKGS))
 
@@ -23,7 +23,7 @@ endif
 
 LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*.c \
                src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c \
-               src/tools/*.c))
+               src/tools/*.c src/privdrop/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 
@@ -35,7 +35,7 @@ BIN       := $(BUILD)/nprocguard
 
 .PHONY: all check test demo install clean fuzz conform deps
 
-all: $(BIN) $(UNIT_BIN)
+all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject
 
 # Installs missing Debian packages when run as root (tools/ensure-deps.sh).
 deps:
@@ -54,6 +54,11 @@ $(BIN): $(CLI_OBJ) $(LIBA)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+# A fault injector for the exec tests (not a unit test: no test- prefix)
+$(BUILD)/tests/inject: tests/exec/inject.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(shell pkg-config --libs libseccomp)
 
 # Every test runs against the plain build and the sanitized one.
 test: all

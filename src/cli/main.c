@@ -18,6 +18,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "run", npg_cmd_run, "run scenarios on the model of one or all policies" },
+	{ "exec", npg_cmd_exec, "run a command as another user, dropped correctly" },
 	{ "conform", npg_cmd_conform, "compare the model with the running kernel" },
 	{ "policies", npg_cmd_policies, "list the modelled kernel policies" },
 	{ "status", npg_cmd_status, "per-user task counts against RLIMIT_NPROC, flagged tasks" },

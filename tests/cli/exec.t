@@ -1,0 +1,112 @@
+#!/bin/sh
+# nprocguard exec and npg_drop_privileges(3): root only (CI runs as root).
+. "$(dirname "$0")/lib.sh"
+INJECT="$NPG_BUILD/tests/inject"
+U=3000600001
+G=3000600002
+
+if [ "$(id -u)" -ne 0 ]; then
+	test_skip "exec" "needs root: it drops from root to test users"
+	test_done
+	exit 0
+fi
+chmod 1777 "$TMP"	# dropped commands leave markers here
+
+test_expect "drops to a bare uid: real, effective, saved ids and no groups" '
+	expect_exit 0 "$NPG" exec --user $U --group $G -- sh -c "cat /proc/self/status" &&
+	grep -qx "Uid:	$U	$U	$U	$U" "$TMP/stdout" &&
+	grep -qx "Gid:	$G	$G	$G	$G" "$TMP/stdout" &&
+	grep -Eqx "Groups:	 *" "$TMP/stdout"
+'
+test_expect "capabilities are all cleared, ambient and inheritable included" '
+	expect_exit 0 "$NPG" exec --user $U --group $G -- cat /proc/self/status &&
+	test $(grep -E "^Cap(Inh|Prm|Eff|Amb):	0000000000000000$" "$TMP/stdout" | wc -l) -eq 4
+'
+test_expect "--groups sets exactly those supplementary groups" '
+	expect_exit 0 "$NPG" exec --user $U --group $G --groups 5,3000600003 -- cat /proc/self/status &&
+	grep -qx "Groups:	5 3000600003 " "$TMP/stdout"
+'
+test_expect "--init-groups takes the group database (nobody)" '
+	want=$(id -G nobody | tr " " "\n" | sort -n | tr "\n" " ")
+	expect_exit 0 "$NPG" exec --user nobody --init-groups -- id -G &&
+	test "$(tr " " "\n" <"$TMP/stdout" | sort -n | tr "\n" " ")" = "$want"
+'
+test_expect "--no-new-privs sets NoNewPrivs" '
+	expect_exit 0 "$NPG" exec -u $U -g $G --no-new-privs -- cat /proc/self/status &&
+	grep -qx "NoNewPrivs:	1" "$TMP/stdout"
+'
+test_expect "the command runs with its arguments and its exit status" '
+	expect_exit 7 "$NPG" exec -u $U -g $G -- sh -c "exit 7" arg0
+'
+test_expect "exit 127 when the command is not found" '
+	expect_exit 127 "$NPG" exec -u $U -g $G -- /no/such/command &&
+	grep -q "unable to execute /no/such/command: No such file or directory" "$TMP/stderr"
+'
+test_expect "exit 126 when the command is not executable" '
+	printf "x" >"$TMP/plain" && chmod 644 "$TMP/plain" &&
+	expect_exit 126 "$NPG" exec -u $U -g $G -- "$TMP/plain"
+'
+test_expect "exit 100 on usage errors" '
+	expect_exit 100 "$NPG" exec -- true &&
+	expect_exit 100 "$NPG" exec -u $U -- true &&
+	expect_exit 100 "$NPG" exec -u $U -g $G --keep-caps all -- true &&
+	expect_exit 100 "$NPG" exec -u $U -g $G -c -i -- true &&
+	expect_exit 100 "$NPG" exec -u no-such-user-here -- true
+'
+
+# Each step's failure, injected: exit 111, the step named, the command never run.
+inject_refused() {	# inject_refused SYSCALLS ERRNO EXPECTED-MESSAGE
+	rm -f "$TMP/ran"
+	expect_exit 111 "$INJECT" "$1" "$2" -- "$NPG" exec -u $U -g $G -- touch "$TMP/ran" &&
+	grep -qF "$3" "$TMP/stderr" && ! test -e "$TMP/ran"
+}
+test_expect "setgroups failing stops the drop" '
+	inject_refused setgroups EPERM "unable to drop privileges: setgroups(0): Operation not permitted"
+'
+test_expect "setresgid failing stops the drop" '
+	inject_refused setresgid EAGAIN "setresgid($G, $G, $G): Resource temporarily unavailable"
+'
+test_expect "setresuid failing with EAGAIN (the 2.6-era RLIMIT_NPROC) stops the drop" '
+	inject_refused setresuid EAGAIN "setresuid($U, $U, $U): Resource temporarily unavailable"
+'
+test_expect "a setresuid that returns 0 but changes nothing is caught" '
+	inject_refused setresuid 0 "setresuid reported success but the uids are 0 0 0"
+'
+test_expect "a setresgid that returns 0 but changes nothing is caught" '
+	inject_refused setresgid 0 "setresgid reported success but the gids are 0 0 0"
+'
+test_expect "a setgroups that returns 0 but changes nothing is caught" '
+	"$NPG" exec -u 0 -g 0 --groups 5,6 -- "$INJECT" setgroups 0 -- \
+		"$NPG" exec -u $U -g $G -- touch "$TMP/ran" >/dev/null 2>"$TMP/stderr"
+	test $? -eq 111 && grep -q "supplementary groups are not what was set" "$TMP/stderr" &&
+	! test -e "$TMP/ran"
+'
+test_expect "a regainable root (setuid(0) succeeds afterwards) is caught" '
+	inject_refused setuid 0 "setuid(0) succeeded after the drop: root can be regained"
+'
+
+# RLIMIT_NPROC: three processes of the user already run.
+with_sleepers() {
+	for i in 1 2 3; do setpriv --reuid=$U --regid=$G --clear-groups sleep 30 & done
+	sleep 0.3
+	"$@"; rc=$?
+	pkill -u $U sleep; wait 2>/dev/null
+	return $rc
+}
+test_expect "a user over the limit: the execve failure is explained, exit 111" '
+	with_sleepers expect_exit 111 "$NPG" exec -u $U -g $G --rlimit-nproc 2 -- true &&
+	grep -q "warning: user $U has 4 tasks, RLIMIT_NPROC is 2: execve would fail with EAGAIN (PF_NPROC_EXCEEDED)" "$TMP/stderr" &&
+	grep -q "unable to execute true: user $U has 4 tasks, RLIMIT_NPROC is 2: execve would fail with EAGAIN" "$TMP/stderr"
+'
+test_expect "a user at the limit gets through, and the note says why (5.17+)" '
+	with_sleepers expect_exit 0 "$NPG" exec -u $U -g $G --rlimit-nproc 3 -- true &&
+	grep -q "note: user $U has 4 tasks, RLIMIT_NPROC is 3: over the limit, but execve is allowed" "$TMP/stderr"
+'
+test_expect "a user under the limit: silent" '
+	with_sleepers expect_exit 0 "$NPG" exec -u $U -g $G --rlimit-nproc 5 -- true &&
+	! test -s "$TMP/stderr"
+'
+test_expect "nothing is left running as the test users" '
+	test -z "$(ps -eo uid= | awk -v u=$U "\$1 == u")"
+'
+test_done
