@@ -32,10 +32,15 @@ CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA      := $(BUILD)/libnprocguard.a
 BIN       := $(BUILD)/nprocguard
+# The installable library: npg_drop_privileges() and the /proc readers it needs
+PRIVDROP_SRC := src/privdrop/privdrop.c src/backend/real/procfs.c
+PRIVDROP_A   := $(BUILD)/libnprocguard-privdrop.a
+PRIVDROP_SO  := $(BUILD)/libnprocguard-privdrop.so.0
+PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)
 
 .PHONY: all check test demo install clean fuzz conform deps
 
-all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject
+all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO)
 
 # Installs missing Debian packages when run as root (tools/ensure-deps.sh).
 deps:
@@ -47,6 +52,17 @@ $(BUILD)/%.o: %.c
 
 $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(PRIVDROP_A): $(PRIVDROP_PIC)
+	$(AR) rcs $@ $^
+
+$(PRIVDROP_SO): $(PRIVDROP_PIC) src/privdrop/privdrop.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnprocguard-privdrop.so.0 \
+	  -Wl,--version-script=src/privdrop/privdrop.map -o $@ $(PRIVDROP_PIC) -lcap
 
 $(BIN): $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LDLIBS)
@@ -90,10 +106,21 @@ fuzz:
 	build-fuzz/fuzz-parser -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	  -dict=fuzz/scenario.dict fuzz/corpus scenarios/article scenarios/regression
 
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+install: $(BIN) $(PRIVDROP_A) $(PRIVDROP_SO)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/nprocguard
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/nprocguard
 	install -m 0644 doc/nprocguard.1 $(DESTDIR)$(MANDIR)/man1/nprocguard.1
+	install -m 0644 doc/npg_drop_privileges.3 $(DESTDIR)$(MANDIR)/man3/npg_drop_privileges.3
+	ln -sf npg_drop_privileges.3 $(DESTDIR)$(MANDIR)/man3/npg_nproc_execve_verdict.3
+	install -m 0644 include/nprocguard/privdrop.h $(DESTDIR)$(INCDIR)/nprocguard/privdrop.h
+	install -m 0644 $(PRIVDROP_A) $(DESTDIR)$(LIBDIR)/libnprocguard-privdrop.a
+	install -m 0755 $(PRIVDROP_SO) $(DESTDIR)$(LIBDIR)/libnprocguard-privdrop.so.0
+	ln -sf libnprocguard-privdrop.so.0 $(DESTDIR)$(LIBDIR)/libnprocguard-privdrop.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' doc/nprocguard-privdrop.pc.in \
+	  >$(DESTDIR)$(LIBDIR)/pkgconfig/nprocguard-privdrop.pc
 
 clean:
 	rm -rf build build-san build-fuzz

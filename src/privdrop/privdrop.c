@@ -93,7 +93,7 @@ static int verify_groups(struct npg_privdrop *d)
 	}
 	/* the kernel sorts the list (groups_sort()) and keeps duplicates */
 	qsort(have, (size_t)nhave, sizeof(gid_t), cmp_gid);
-	if (nhave != nwant || memcmp(have, want, (size_t)nhave * sizeof(gid_t)) != 0)
+	if (nhave != nwant || (nhave && memcmp(have, want, (size_t)nhave * sizeof(gid_t)) != 0))
 		rc = fail(d, 0, "supplementary groups are not what was set (%d held, %d expected)",
 			  nhave, nwant);
 	free(want);
