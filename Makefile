@@ -13,7 +13,7 @@ CFLAGS    ?= -O2 -g
 PKGS      := smartcols libcap
 CPPFLAGS  += -D_GNU_SOURCE -DNPG_VERSION='"$(VERSION)"' -Isrc -Iinclude $(shell pkg-config --cflags $(PKGS))
 WARN      := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-LDLIBS    += $(shell pkg-config --libs $(PKGS))
+LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lpthread
 
 BUILD     ?= build
 ifeq ($(SAN),1)

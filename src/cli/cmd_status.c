@@ -415,6 +415,20 @@ static int print_tasks(const struct npg_scan *s, const int *cols, int ncols, boo
 	return 0;
 }
 
+/* /proc/PID/limits is the costliest file: read it only when a column needs it */
+static bool needs_limits(bool tasks, const int *cols, int ncols, bool checking, int sort)
+{
+	if (checking)
+		return true;
+	if (!tasks && (sort == COL_NPROC || sort == COL_NPROC_MAX || sort == COL_HEADROOM))
+		return true;
+	for (int i = 0; i < ncols; i++)
+		if (tasks ? cols[i] == TCOL_NPROC
+			  : (cols[i] == COL_NPROC || cols[i] == COL_NPROC_MAX || cols[i] == COL_HEADROOM))
+			return true;
+	return false;
+}
+
 int npg_cmd_status(int argc, char **argv)
 {
 	enum { OPT_OUTPUT_ALL = 256 };
@@ -494,7 +508,7 @@ int npg_cmd_status(int argc, char **argv)
 			}
 		}
 	}
-	if (npg_scan_tasks(&scan) < 0) {
+	if (npg_scan_tasks_opt(&scan, needs_limits(tasks, cols, ncols, percent > 0, sort_col)) < 0) {
 		fprintf(stderr, "nprocguard status: cannot read /proc: %s\n", strerror(errno));
 		return NPG_EXIT_USAGE;
 	}

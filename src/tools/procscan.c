@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -146,63 +148,174 @@ static int scan_threads(struct npg_scan *s, int piddir, pid_t pid, uint64_t soft
 	return 0;
 }
 
-int npg_scan_tasks(struct npg_scan *s)
+/* One process: its limits, then its task(s). 0, or -1 on ENOMEM. */
+static int scan_process(struct npg_scan *s, int procfd, pid_t pid, bool want_limits)
+{
+	struct npg_scan_task *t;
+	unsigned long threads = 0;
+	uint64_t soft = UINT64_MAX;
+	char name[16], buf[4096];
+	int pfd;
+
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	pfd = openat(procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0) {
+		s->vanished++;
+		return 0;
+	}
+	if (want_limits && read_at(pfd, "limits", buf, sizeof(buf)) > 0)
+		soft = parse_nproc_soft(buf);
+	t = push(s);
+	if (!t) {
+		close(pfd);
+		return -1;
+	}
+	if (read_at(pfd, "status", buf, sizeof(buf)) < 0 || parse_status(buf, t, &threads) < 0) {
+		s->ntasks--;
+		s->vanished++;
+		close(pfd);
+		return 0;
+	}
+	if (threads > 1) {
+		/* the leader is listed again under task/ */
+		s->ntasks--;
+		if (scan_threads(s, pfd, pid, soft) < 0) {
+			close(pfd);
+			return -1;
+		}
+		close(pfd);
+		return 0;
+	}
+	t->pid = t->tid = pid;
+	t->nproc_soft = soft;
+	t->flagged = read_at(pfd, "stat", buf, sizeof(buf)) > 0 && parse_flagged(buf);
+	close(pfd);
+	return 0;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct npg_scan_task *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+struct worker {
+	pthread_t thread;
+	struct npg_scan part;
+	const pid_t *pids;
+	size_t npids, first, stride;
+	int procfd;
+	bool want_limits;
+	int rc;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	for (size_t i = w->first; i < w->npids && w->rc == 0; i += w->stride)
+		w->rc = scan_process(&w->part, w->procfd, w->pids[i], w->want_limits);
+	return NULL;
+}
+
+/* The pids listed in /proc now */
+static pid_t *list_pids(DIR *proc, size_t *n)
+{
+	size_t cap = 1024;
+	pid_t *pids = malloc(cap * sizeof(*pids));
+	struct dirent *e;
+
+	*n = 0;
+	while (pids && (e = readdir(proc))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		if (*n == cap) {
+			pid_t *grown = realloc(pids, (cap *= 2) * sizeof(*pids));
+
+			if (!grown) {
+				free(pids);
+				return NULL;
+			}
+			pids = grown;
+		}
+		pids[(*n)++] = (pid_t)atoi(e->d_name);
+	}
+	return pids;
+}
+
+/*
+ * /proc files cost tens of microseconds each here: the processes are
+ * split over up to NPG_SCAN_THREADS threads, one per CPU, and the parts
+ * merged and sorted by pid and tid.
+ */
+#define NPG_SCAN_THREADS 8
+
+int npg_scan_tasks_opt(struct npg_scan *s, bool want_limits)
 {
 	DIR *proc = opendir("/proc");
-	struct dirent *e;
-	char buf[4096];
+	struct worker w[NPG_SCAN_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t npids, nw;
+	pid_t *pids;
+	int rc = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (!proc)
 		return -1;
-	while ((e = readdir(proc))) {
-		struct npg_scan_task *t;
-		unsigned long threads = 0;
-		uint64_t soft;
-		pid_t pid;
-		int pfd;
-
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		pid = (pid_t)atoi(e->d_name);
-		pfd = openat(dirfd(proc), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (pfd < 0) {
-			s->vanished++;
-			continue;
-		}
-		soft = read_at(pfd, "limits", buf, sizeof(buf)) > 0 ? parse_nproc_soft(buf) : UINT64_MAX;
-		t = push(s);
-		if (!t) {
-			close(pfd);
-			closedir(proc);
-			errno = ENOMEM;
-			return -1;
-		}
-		if (read_at(pfd, "status", buf, sizeof(buf)) < 0 || parse_status(buf, t, &threads) < 0) {
-			s->ntasks--;
-			s->vanished++;
-			close(pfd);
-			continue;
-		}
-		if (threads > 1) {
-			/* the leader is listed again under task/ */
-			s->ntasks--;
-			if (scan_threads(s, pfd, pid, soft) < 0) {
-				close(pfd);
-				closedir(proc);
-				errno = ENOMEM;
-				return -1;
-			}
-			close(pfd);
-			continue;
-		}
-		t->pid = t->tid = pid;
-		t->nproc_soft = soft;
-		t->flagged = read_at(pfd, "stat", buf, sizeof(buf)) > 0 && parse_flagged(buf);
-		close(pfd);
+	pids = list_pids(proc, &npids);
+	if (!pids) {
+		closedir(proc);
+		errno = ENOMEM;
+		return -1;
 	}
+	nw = cpus < 1 ? 1 : cpus > NPG_SCAN_THREADS ? NPG_SCAN_THREADS : (size_t)cpus;
+	if (npids < 256)
+		nw = 1;	/* not worth a thread */
+	for (size_t i = 0; i < nw; i++) {
+		w[i] = (struct worker){ .pids = pids, .npids = npids, .first = i, .stride = nw,
+					.procfd = dirfd(proc), .want_limits = want_limits };
+		if (i > 0 && pthread_create(&w[i].thread, NULL, work, &w[i]) != 0)
+			w[i].stride = 0;	/* could not start: done below */
+	}
+	work(&w[0]);
+	for (size_t i = 1; i < nw; i++) {
+		if (w[i].stride == 0) {
+			w[i].stride = nw;
+			work(&w[i]);
+		} else {
+			pthread_join(w[i].thread, NULL);
+		}
+	}
+	for (size_t i = 0; i < nw; i++) {
+		if (w[i].rc < 0)
+			rc = -1;
+		for (size_t k = 0; rc == 0 && k < w[i].part.ntasks; k++) {
+			struct npg_scan_task *t = push(s);
+
+			if (!t)
+				rc = -1;
+			else
+				*t = w[i].part.tasks[k];
+		}
+		s->vanished += w[i].part.vanished;
+		npg_scan_free(&w[i].part);
+	}
+	free(pids);
 	closedir(proc);
+	if (rc < 0) {
+		errno = ENOMEM;
+		return rc;
+	}
+	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
 	return 0;
+}
+
+int npg_scan_tasks(struct npg_scan *s)
+{
+	return npg_scan_tasks_opt(s, true);
 }
 
 void npg_scan_free(struct npg_scan *s)
