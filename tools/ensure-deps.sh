@@ -2,7 +2,7 @@
 # Make sure the build and test dependencies are there. On Debian, as root,
 # install what is missing; elsewhere say what to install and fail.
 set -eu
-PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev jq"
+PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev jq perl procps util-linux"
 missing=""
 pkg-config --exists smartcols 2>/dev/null || missing="$missing libsmartcols-dev"
 pkg-config --exists libcap 2>/dev/null || missing="$missing libcap-dev"
@@ -11,6 +11,8 @@ command -v cc >/dev/null 2>&1 || missing="$missing build-essential"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 command -v jq >/dev/null 2>&1 || missing="$missing jq"
 command -v prove >/dev/null 2>&1 || missing="$missing perl"
+command -v pkill >/dev/null 2>&1 || missing="$missing procps"
+command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "installing:$missing" >&2
