@@ -877,7 +877,7 @@ static int find_arrow(const struct parser *p)
 static char *stmt_text(const struct parser *p, int from, int to)
 {
 	const struct npg_token *a, *b;
-	struct npg_token whole;
+	struct npg_token whole = { 0 };
 
 	if (from >= to)
 		return strdup("");
