@@ -37,10 +37,13 @@ PRIVDROP_SRC := src/privdrop/privdrop.c src/backend/real/procfs.c
 PRIVDROP_A   := $(BUILD)/libnprocguard-privdrop.a
 PRIVDROP_SO  := $(BUILD)/libnprocguard-privdrop.so.0
 PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)
+# The LD_PRELOAD library, and the small programs the hardening tests audit
+HARDEN_SO    := $(BUILD)/libnprocguard-harden.so
+AUDIT_BIN    := $(patsubst tests/audit/%.c,$(BUILD)/tests/audit/%,$(wildcard tests/audit/*.c))
 
 .PHONY: all check test demo install clean fuzz conform deps
 
-all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO)
+all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO) $(AUDIT_BIN)
 
 # Installs missing Debian packages when run as root (tools/ensure-deps.sh).
 deps:
@@ -70,6 +73,14 @@ $(BIN): $(CLI_OBJ) $(LIBA)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+$(HARDEN_SO): src/harden/harden.c
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,libnprocguard-harden.so \
+	  -o $@ $< -ldl
+
+$(BUILD)/tests/audit/%: tests/audit/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread -lseccomp
 
 # A fault injector for the exec tests (not a unit test: no test- prefix)
 $(BUILD)/tests/inject: tests/exec/inject.c
@@ -108,7 +119,7 @@ fuzz:
 
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
-install: $(BIN) $(PRIVDROP_A) $(PRIVDROP_SO)
+install: $(BIN) $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/nprocguard
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/nprocguard
@@ -118,6 +129,7 @@ install: $(BIN) $(PRIVDROP_A) $(PRIVDROP_SO)
 	install -m 0644 include/nprocguard/privdrop.h $(DESTDIR)$(INCDIR)/nprocguard/privdrop.h
 	install -m 0644 $(PRIVDROP_A) $(DESTDIR)$(LIBDIR)/libnprocguard-privdrop.a
 	install -m 0755 $(PRIVDROP_SO) $(DESTDIR)$(LIBDIR)/libnprocguard-privdrop.so.0
+	install -m 0755 $(HARDEN_SO) $(DESTDIR)$(LIBDIR)/libnprocguard-harden.so
 	ln -sf libnprocguard-privdrop.so.0 $(DESTDIR)$(LIBDIR)/libnprocguard-privdrop.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' doc/nprocguard-privdrop.pc.in \
 	  >$(DESTDIR)$(LIBDIR)/pkgconfig/nprocguard-privdrop.pc
