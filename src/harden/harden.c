@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -44,13 +45,33 @@ static enum mode harden_mode(void)
 	return MODE_ABORT;
 }
 
+/* The next definition of @name (libc's), looked up once */
 static void *real(const char *name)
 {
-	void *fn = dlsym(RTLD_NEXT, name);
+	static struct {
+		const char *name;
+		void *fn;
+	} cache[16];
+	void *fn;
+	size_t i;
 
+	for (i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
+		const char *cached = __atomic_load_n(&cache[i].name, __ATOMIC_ACQUIRE);
+
+		if (!cached)
+			break;
+		if (strcmp(cached, name) == 0)
+			return cache[i].fn;
+	}
+	fn = dlsym(RTLD_NEXT, name);
 	if (!fn) {
 		fprintf(stderr, "nprocguard-harden: %s not found: %s\n", name, dlerror());
 		abort();
+	}
+	/* a race between threads only costs a second lookup */
+	if (i < sizeof(cache) / sizeof(cache[0])) {
+		cache[i].fn = fn;
+		__atomic_store_n(&cache[i].name, name, __ATOMIC_RELEASE);
 	}
 	return fn;
 }
@@ -115,24 +136,19 @@ static bool among(unsigned id, struct ids c)
 /* Every thread's ids (status "Uid:"/"Gid:" lines) equal @want: glibc applies set*id to all */
 static bool all_threads_hold(bool gid, struct ids want)
 {
-	char stat[1024], path[64];
+	char path[64];
 	DIR *d;
 	struct dirent *e;
+	struct stat st;
 	bool ok = true;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
-	const char *p;
+	ssize_t n;
+	int fd;
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return true;	/* /proc unavailable: the calling thread was checked */
-	stat[n] = '\0';
-	p = strrchr(stat, ')');
-	for (int field = 2; p && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || atoi(p + 1) <= 1)
-		return true;	/* one thread: getres*id() said it all */
+	/* procfs gives /proc/self/task one link per thread plus two: one
+	 * stat() instead of reading a file, so single-threaded callers pay
+	 * almost nothing */
+	if (stat("/proc/self/task", &st) < 0 || st.st_nlink <= 3)
+		return true;
 	d = opendir("/proc/self/task");
 	if (!d)
 		return true;
