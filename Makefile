@@ -10,7 +10,7 @@ DESTDIR   ?=
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-PKGS      := smartcols libcap
+PKGS      := smartcols libcap libseccomp
 CPPFLAGS  += -D_GNU_SOURCE -DNPG_VERSION='"$(VERSION)"' -Isrc -Iinclude $(shell pkg-config --cflags $(PKGS))
 WARN      := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lpthread
@@ -23,7 +23,7 @@ endif
 
 LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*.c \
                src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c \
-               src/tools/*.c src/privdrop/*.c))
+               src/tools/*.c src/tools/audit/*.c src/privdrop/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 

@@ -18,6 +18,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "run", npg_cmd_run, "run scenarios on the model of one or all policies" },
+	{ "audit", npg_cmd_audit, "run a program with failing privilege drops: does it go on as root?" },
 	{ "exec", npg_cmd_exec, "run a command as another user, dropped correctly" },
 	{ "conform", npg_cmd_conform, "compare the model with the running kernel" },
 	{ "policies", npg_cmd_policies, "list the modelled kernel policies" },

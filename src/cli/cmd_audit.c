@@ -1,0 +1,175 @@
+/*
+ * nprocguard audit: run PROGRAM with its privilege drops failing as an old
+ * kernel (or a policy) would, and report whether it carried on as root.
+ * Exit status is the verdict: 0 SAFE, 1 VULNERABLE, 2 usage or supervisor
+ * failure, 3 KILLED, 4 NO-DROP.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "report/report.h"
+#include "tools/audit/audit.h"
+
+static const char *const verdict_names[] = {
+	[NPG_VERDICT_SAFE] = "SAFE", [NPG_VERDICT_VULNERABLE] = "VULNERABLE",
+	[NPG_VERDICT_ERROR] = "ERROR", [NPG_VERDICT_KILLED] = "KILLED",
+	[NPG_VERDICT_NO_DROP] = "NO-DROP",
+};
+static const char *const policy_names[] = {
+	[NPG_AUDIT_ALWAYS] = "always", [NPG_AUDIT_ONCE] = "once",
+	[NPG_AUDIT_LINUX_2_6] = "linux-2.6", [NPG_AUDIT_OW_2006] = "ow-2006",
+};
+
+static void usage(void)
+{
+	printf("Usage:\n nprocguard audit [options] -- PROGRAM [ARGS...]\n\n"
+	       "Run PROGRAM (as root) under a seccomp supervisor that fails its privilege\n"
+	       "drops -- set*uid, set*gid, setgroups -- as the policy says, and watch whether\n"
+	       "it then acts with effective uid 0: execve, an open for writing, chmod, chown,\n"
+	       "unlink, rename, kill, bind or connect. Children and threads are followed.\n\n"
+	       "Options:\n"
+	       " -p, --policy POLICY  always (default): fail every drop with EAGAIN;\n"
+	       "                      once: fail the first only; linux-2.6: fail when the\n"
+	       "                      target user's real count reaches the caller's\n"
+	       "                      RLIMIT_NPROC (2.6.0-3.0); ow-2006: kill with SIGSEGV\n"
+	       "                      there instead\n"
+	       " -f, --format FORMAT  text (default) or json\n"
+	       " -t, --timeout SECS   end the run after SECS seconds (default 60)\n"
+	       " -h, --help           display this help\n\n"
+	       "Exit status: 0 SAFE, 1 VULNERABLE, 2 usage or supervisor failure,\n"
+	       "3 KILLED (ow-2006), 4 NO-DROP (it never tried to drop).\n");
+}
+
+static void describe_exit(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by SIG%s", sigabbrev_np(WTERMSIG(status)) ?
+			 sigabbrev_np(WTERMSIG(status)) : "?");
+	else
+		snprintf(buf, len, "exited %d", WEXITSTATUS(status));
+}
+
+static void print_text(const struct npg_audit_options *o, const struct npg_audit_result *r)
+{
+	char exit[64];
+
+	describe_exit(r->exit_status, exit, sizeof(exit));
+	printf("nprocguard audit: %s\n", verdict_names[r->verdict]);
+	printf("  program: %s, policy %s, %s\n", o->argv[0], policy_names[o->policy], exit);
+	printf("  drops: %d attempted, %d failed by the policy\n", r->drops, r->failed);
+	if (r->killed_pid)
+		printf("  killed: pid %d by SIGSEGV at its failed drop (ow-2006)\n", (int)r->killed_pid);
+	if (r->found)
+		printf("  finding: %s(%s) with effective uid 0, %.6f s after the failed %s\n"
+		       "           at %s, pid %d\n", r->finding.syscall, r->finding.args,
+		       r->finding.seconds_after, r->finding.failed_call, r->finding.where,
+		       (int)r->finding.pid);
+	if (r->error[0])
+		printf("  note: %s\n", r->error);
+}
+
+static void print_json(const struct npg_audit_options *o, const struct npg_audit_result *r)
+{
+	char exit[64];
+
+	describe_exit(r->exit_status, exit, sizeof(exit));
+	printf("{\n  \"verdict\": \"%s\",\n  \"program\": ", verdict_names[r->verdict]);
+	npg_json_string(stdout, o->argv[0]);
+	printf(",\n  \"policy\": \"%s\",\n  \"exit\": ", policy_names[o->policy]);
+	npg_json_string(stdout, exit);
+	printf(",\n  \"drops\": %d,\n  \"failed\": %d,\n  \"killed_pid\": %d,\n  \"finding\": ",
+	       r->drops, r->failed, (int)r->killed_pid);
+	if (!r->found) {
+		printf("null");
+	} else {
+		printf("{\"syscall\": ");
+		npg_json_string(stdout, r->finding.syscall);
+		printf(", \"args\": ");
+		npg_json_string(stdout, r->finding.args);
+		printf(", \"seconds_after\": %.6f, \"after\": ", r->finding.seconds_after);
+		npg_json_string(stdout, r->finding.failed_call);
+		printf(", \"where\": ");
+		npg_json_string(stdout, r->finding.where);
+		printf(", \"pid\": %d}", (int)r->finding.pid);
+	}
+	printf(",\n  \"note\": ");
+	npg_json_string(stdout, r->error);
+	printf("\n}\n");
+}
+
+int npg_cmd_audit(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct npg_audit_options o = { .policy = NPG_AUDIT_ALWAYS, .timeout = 60 };
+	struct npg_audit_result r;
+	enum npg_format fmt = NPG_FORMAT_TEXT;
+	int c;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "+p:f:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			int i;
+
+			for (i = 0; i < 4 && strcmp(optarg, policy_names[i]) != 0; i++)
+				;
+			if (i == 4) {
+				fprintf(stderr, "nprocguard audit: unknown policy '%s'\n", optarg);
+				npg_usage_error("audit");
+			}
+			o.policy = (enum npg_audit_policy)i;
+			break;
+		}
+		case 'f':
+			if (npg_format_parse(optarg, &fmt) < 0 || fmt == NPG_FORMAT_TAP) {
+				fprintf(stderr, "nprocguard audit: unknown format '%s'\n", optarg);
+				npg_usage_error("audit");
+			}
+			break;
+		case 't':
+			o.timeout = strtod(optarg, &end);
+			if (*end || o.timeout <= 0) {
+				fprintf(stderr, "nprocguard audit: bad --timeout '%s'\n", optarg);
+				npg_usage_error("audit");
+			}
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			npg_usage_error("audit");
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "nprocguard audit: no program given\n");
+		npg_usage_error("audit");
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "nprocguard audit: needs root: the program must be able to drop "
+			"privileges, and the supervisor to read its memory\n");
+		return NPG_VERDICT_ERROR;
+	}
+	o.argv = argv + optind;
+	fflush(stdout);
+	if (npg_audit_run(&o, &r) < 0) {
+		fprintf(stderr, "nprocguard audit: %s\n", r.error);
+		return NPG_VERDICT_ERROR;
+	}
+	if (fmt == NPG_FORMAT_JSON)
+		print_json(&o, &r);
+	else
+		print_text(&o, &r);
+	return (int)r.verdict;
+}

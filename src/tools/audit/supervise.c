@@ -1,0 +1,540 @@
+/*
+ * The audit supervisor: starts the program under the audit filter, answers
+ * every notification -- drop steps failed or let through by the policy,
+ * watched actions always let through but recorded when a process carries
+ * on with effective uid 0 after a failed drop -- and reaches a verdict.
+ *
+ * If the supervisor dies, the kernel answers the trapped calls with ENOSYS
+ * and the program would run on unsupervised: a watchdog process, holding
+ * the other end of a pipe, kills the program's process group as soon as
+ * the supervisor's end closes, however it closes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/real/procfs.h"
+#include "backend/real/wire.h"
+#include "tools/audit/audit.h"
+
+#define NONE 0xffffffffu
+#define MAX_PROCS 512
+
+struct proc_state {
+	pid_t tgid;
+	bool failed;
+	double failed_at;
+	char failed_call[80];
+};
+
+struct supervisor {
+	const struct npg_audit_options *o;
+	struct npg_audit_result *r;
+	int fd;
+	pid_t child, watchdog;
+	struct proc_state procs[MAX_PROCS];
+	int nprocs;
+	/* the last drop decision: glibc replays set*id in every thread */
+	struct {
+		pid_t tgid;
+		int nr;
+		uint64_t args[3];
+		int error;
+		double at;
+	} last;
+};
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+struct task_ids {
+	pid_t tgid, ppid;
+	unsigned uid[4], gid[4];
+	uint64_t cap_eff;
+};
+
+static int read_ids(pid_t tid, struct task_ids *t)
+{
+	char path[64], buf[4096];
+	const char *p;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	memset(t, 0, sizeof(*t));
+	if ((p = strstr(buf, "\nTgid:")))
+		t->tgid = (pid_t)atoi(p + 6);
+	if ((p = strstr(buf, "\nPPid:")))
+		t->ppid = (pid_t)atoi(p + 6);
+	if ((p = strstr(buf, "\nUid:")))
+		sscanf(p + 5, "%u %u %u %u", &t->uid[0], &t->uid[1], &t->uid[2], &t->uid[3]);
+	if ((p = strstr(buf, "\nGid:")))
+		sscanf(p + 5, "%u %u %u %u", &t->gid[0], &t->gid[1], &t->gid[2], &t->gid[3]);
+	if ((p = strstr(buf, "\nCapEff:")))
+		t->cap_eff = strtoull(p + 8, NULL, 16);
+	return t->tgid > 0 ? 0 : -1;
+}
+
+static struct proc_state *state_of(struct supervisor *s, pid_t tgid, bool create)
+{
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i].tgid == tgid)
+			return &s->procs[i];
+	if (!create || s->nprocs == MAX_PROCS)
+		return NULL;
+	s->procs[s->nprocs] = (struct proc_state){ .tgid = tgid };
+	return &s->procs[s->nprocs++];
+}
+
+/* The failed drop this process, or an ancestor up to the program, carries */
+static struct proc_state *failed_drop_of(struct supervisor *s, pid_t tgid)
+{
+	for (int depth = 0; tgid > 1 && depth < 64; depth++) {
+		struct proc_state *p = state_of(s, tgid, false);
+		struct task_ids ids;
+
+		if (p && p->failed)
+			return p;
+		if (tgid == s->child || read_ids(tgid, &ids) < 0)
+			return NULL;
+		tgid = ids.ppid;
+	}
+	return NULL;
+}
+
+static bool is_gid_call(const char *name)
+{
+	return strstr(name, "gid") != NULL;
+}
+
+/*
+ * The ids a set*id call asks for: r/e/s (-1 kept), and whether it changes
+ * the real id. Returns false for setgroups (no ids).
+ */
+static bool requested(const char *name, const uint64_t *a, bool privileged, const unsigned cur[4],
+		      unsigned want[4])
+{
+	unsigned x = (unsigned)a[0], y = (unsigned)a[1], z = (unsigned)a[2];
+
+	memcpy(want, cur, 4 * sizeof(unsigned));
+	if (strncmp(name, "setres", 6) == 0) {
+		if (x != NONE) want[0] = x;
+		if (y != NONE) want[1] = y;
+		if (z != NONE) want[2] = z;
+	} else if (strncmp(name, "setre", 5) == 0) {
+		if (x != NONE) want[0] = x;
+		if (y != NONE) want[1] = y;
+		if (x != NONE || (y != NONE && y != cur[0]))
+			want[2] = want[1];
+	} else if (strncmp(name, "setfs", 5) == 0) {
+		want[3] = x;
+		return true;
+	} else if (strcmp(name, "setuid") == 0 || strcmp(name, "setgid") == 0 ||
+		   strcmp(name, "setuid32") == 0 || strcmp(name, "setgid32") == 0) {
+		if (privileged)
+			want[0] = want[2] = x;
+		want[1] = x;
+	} else {
+		return false;	/* setgroups */
+	}
+	want[3] = want[1];
+	return true;
+}
+
+static void describe_call(const char *name, const uint64_t *a, char *buf, size_t len)
+{
+	if (strncmp(name, "setres", 6) == 0)
+		snprintf(buf, len, "%s(%d, %d, %d)", name, (int)a[0], (int)a[1], (int)a[2]);
+	else if (strncmp(name, "setre", 5) == 0)
+		snprintf(buf, len, "%s(%d, %d)", name, (int)a[0], (int)a[1]);
+	else if (strncmp(name, "setgroups", 9) == 0)
+		snprintf(buf, len, "%s(%d groups)", name, (int)a[0]);
+	else
+		snprintf(buf, len, "%s(%u)", name, (unsigned)a[0]);
+}
+
+/* RLIMIT_NPROC soft limit of a process, UINT64_MAX if unlimited or unknown */
+static uint64_t nproc_soft(pid_t tgid)
+{
+	uint64_t soft = UINT64_MAX, hard;
+
+	npg_proc_read_nproc(tgid, &soft, &hard);
+	return soft;
+}
+
+/*
+ * A drop step: 0 to let it run, or an errno to fail it with. *kill is set
+ * for ow-2006. Returns -1 when the call is not a drop step at all.
+ */
+static int decide(struct supervisor *s, const char *name, const uint64_t *a,
+		  const struct task_ids *t, bool *kill)
+{
+	bool gid = is_gid_call(name);
+	int cap = gid ? CAP_SETGID : CAP_SETUID;
+	bool privileged = (t->cap_eff >> cap) & 1;
+	const unsigned *cur = gid ? t->gid : t->uid;
+	unsigned want[4];
+	bool ids = requested(name, a, privileged, cur, want);
+	bool drops = false;
+
+	*kill = false;
+	if (!privileged)
+		return -1;	/* moving among its own ids: nothing to fail */
+	if (!ids) {
+		drops = t->uid[1] == 0;	/* setgroups by root: part of a drop */
+	} else {
+		for (int i = 0; i < 4; i++)
+			if (want[i] != cur[i] && want[i] != 0)
+				drops = true;
+	}
+	if (!drops)
+		return -1;
+	switch (s->o->policy) {
+	case NPG_AUDIT_ALWAYS:
+		return EAGAIN;
+	case NPG_AUDIT_ONCE:
+		return s->r->failed == 0 ? EAGAIN : 0;
+	case NPG_AUDIT_LINUX_2_6:
+	case NPG_AUDIT_OW_2006: {
+		/* kernel/sys.c set_user(), 2.6.0 - 3.0 (seed 002): only a real-uid change */
+		uint32_t ruid = want[0];
+		long count;
+
+		if (gid || !ids || want[0] == cur[0] || ruid == 0)
+			return 0;
+		if (npg_proc_count_by_ruid(&ruid, 1, &count) < 0 ||
+		    (uint64_t)count < nproc_soft(t->tgid))
+			return 0;
+		*kill = s->o->policy == NPG_AUDIT_OW_2006;
+		return EAGAIN;
+	}
+	}
+	return 0;
+}
+
+/* A string argument of the task, read from its memory */
+static void read_string(pid_t tid, uint64_t addr, char *buf, size_t len)
+{
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	snprintf(buf, len, "%#llx", (unsigned long long)addr);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = pread(fd, buf + 1, len - 3, (off_t)addr);
+	close(fd);
+	if (n <= 0) {
+		snprintf(buf, len, "%#llx", (unsigned long long)addr);
+		return;
+	}
+	buf[1 + n] = '\0';
+	buf[1 + strnlen(buf + 1, (size_t)n)] = '\0';
+	buf[0] = '"';
+	strcat(buf, "\"");
+}
+
+/* Which argument of a watched call is a path, or -1 */
+static int path_arg(const char *name)
+{
+	static const struct {
+		const char *name;
+		int arg;
+	} paths[] = {
+		{ "execve", 0 }, { "execveat", 1 }, { "open", 0 }, { "openat", 1 }, { "creat", 0 },
+		{ "chmod", 0 }, { "fchmodat", 1 }, { "chown", 0 }, { "lchown", 0 }, { "chown32", 0 },
+		{ "lchown32", 0 }, { "fchownat", 1 }, { "unlink", 0 }, { "unlinkat", 1 },
+		{ "rename", 0 }, { "renameat", 1 }, { "renameat2", 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (strcmp(paths[i].name, name) == 0)
+			return paths[i].arg;
+	return -1;
+}
+
+static void record_finding(struct supervisor *s, const struct seccomp_notif *req, const char *name,
+			   const struct proc_state *failed)
+{
+	struct npg_finding *f = &s->r->finding;
+	int p = path_arg(name);
+	char path[256];
+
+	f->pid = (pid_t)req->pid;
+	snprintf(f->syscall, sizeof(f->syscall), "%s", name);
+	if (p >= 0) {
+		read_string((pid_t)req->pid, req->data.args[p], path, sizeof(path));
+		snprintf(f->args, sizeof(f->args), "%s%s", path,
+			 strncmp(name, "open", 4) == 0 || strcmp(name, "creat") == 0 ? ", for writing" : "");
+	} else {
+		snprintf(f->args, sizeof(f->args), "%lld, %lld", (long long)req->data.args[0],
+			 (long long)req->data.args[1]);
+	}
+	f->seconds_after = now() - failed->failed_at;
+	npg_symbolize((pid_t)req->pid, req->data.instruction_pointer, f->where, sizeof(f->where));
+	snprintf(f->failed_call, sizeof(f->failed_call), "%s", failed->failed_call);
+	/* only now is the record trusted: the task could have died and its pid been reused */
+	if (seccomp_notify_id_valid(s->fd, req->id) == 0)
+		s->r->found = true;
+}
+
+/*
+ * A signal to its own thread group is no action on anyone else: glibc
+ * itself sends SIGSETXID to every thread to replay a set*id call.
+ */
+static bool signals_itself(const char *name, const struct seccomp_notif *req,
+			   const struct task_ids *t)
+{
+	pid_t target = (pid_t)req->data.args[0];
+
+	if (strcmp(name, "tgkill") == 0)
+		return target == t->tgid;
+	if (strcmp(name, "kill") == 0)
+		return target == t->tgid || target == 0;
+	if (strcmp(name, "tkill") == 0) {
+		struct task_ids other;
+
+		return read_ids(target, &other) == 0 && other.tgid == t->tgid;
+	}
+	return false;
+}
+
+static void handle(struct supervisor *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+{
+	char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+	struct task_ids t;
+	bool kill_it = false;
+	int error = 0;
+
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = 0;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	s->r->notifications++;
+	if (!name || read_ids((pid_t)req->pid, &t) < 0)
+		goto out;
+	if (strncmp(name, "set", 3) == 0) {
+		uint64_t args[6];
+		uint64_t key[3] = { req->data.args[0], req->data.args[1], req->data.args[2] };
+
+		for (int i = 0; i < 6; i++)
+			args[i] = req->data.args[i];
+		bool same = s->last.tgid == t.tgid && s->last.nr == req->data.nr &&
+			    memcmp(s->last.args, key, sizeof(key)) == 0 && now() - s->last.at < 2.0;
+		int d;
+
+		if (same) {
+			error = s->last.error;	/* another thread of the same call: the same answer */
+		} else {
+			d = decide(s, name, args, &t, &kill_it);
+			if (d < 0)
+				goto out;
+			error = d;
+			s->r->drops++;
+			s->last.tgid = t.tgid;
+			s->last.nr = req->data.nr;
+			memcpy(s->last.args, key, sizeof(key));
+			s->last.error = error;
+			s->last.at = now();
+			if (error) {
+				struct proc_state *p = state_of(s, t.tgid, true);
+
+				s->r->failed++;
+				if (p && !p->failed) {
+					p->failed = true;
+					p->failed_at = now();
+					describe_call(name, args, p->failed_call,
+						      sizeof(p->failed_call));
+				}
+				if (kill_it && seccomp_notify_id_valid(s->fd, req->id) == 0) {
+					/* seed 003: force_sig(SIGSEGV, current) */
+					kill(t.tgid, SIGSEGV);
+					s->r->killed_pid = t.tgid;
+				}
+			}
+		}
+		if (error) {
+			resp->flags = 0;
+			resp->error = -error;
+			resp->val = -1;
+		}
+	} else if (!s->r->found && t.uid[1] == 0 && !signals_itself(name, req, &t)) {
+		struct proc_state *failed = failed_drop_of(s, t.tgid);
+
+		if (failed)
+			record_finding(s, req, name, failed);
+	}
+out:
+	free(name);
+}
+
+/* A child of ours other than the watchdog: orphans that left the program's group */
+static bool other_children(const struct supervisor *s)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+	pid_t self = getpid();
+
+	if (!proc)
+		return false;
+	while (!found && (e = readdir(proc))) {
+		struct task_ids t;
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid > 0 && pid != s->watchdog && read_ids(pid, &t) == 0 && t.ppid == self)
+			found = true;
+	}
+	closedir(proc);
+	return found;
+}
+
+/* Reap what exited; is any process of the program left? */
+static bool anything_left(struct supervisor *s)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG | __WALL)) > 0)
+		if (pid == s->child)
+			s->r->exit_status = status;
+	return kill(-s->child, 0) == 0 || other_children(s);
+}
+
+static void start_watchdog(struct supervisor *s, int lifeline[2])
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid == 0) {
+		close(lifeline[1]);
+		close(s->fd);
+		while (read(lifeline[0], &c, 1) < 0 && errno == EINTR)
+			;
+		kill(-s->child, SIGKILL);
+		_exit(0);
+	}
+	s->watchdog = pid;
+	close(lifeline[0]);
+}
+
+int npg_audit_run(const struct npg_audit_options *o, struct npg_audit_result *r)
+{
+	struct supervisor s = { .o = o, .r = r, .fd = -1 };
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	int sv[2], lifeline[2];
+	struct npg_wire_msg m;
+	double deadline;
+
+	memset(r, 0, sizeof(*r));
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    pipe2(lifeline, O_CLOEXEC) < 0) {
+		snprintf(r->error, sizeof(r->error), "setting up: %s", strerror(errno));
+		return -1;
+	}
+	s.child = fork();
+	if (s.child < 0) {
+		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (s.child == 0) {
+		struct npg_wire_msg hello = { .kind = NPG_WIRE_HELLO };
+		int fd;
+
+		setpgid(0, 0);	/* the watchdog kills this group */
+		close(sv[0]);
+		fd = npg_audit_load_filter();
+		if (fd < 0)
+			_exit(111);
+		if (npg_wire_send(sv[1], &hello, fd) < 0)
+			_exit(111);
+		close(fd);
+		/* wait for the supervisor to hold the listener before running anything */
+		if (npg_wire_recv(sv[1], &hello, NULL) <= 0)
+			_exit(111);
+		close(sv[1]);
+		execvp(o->argv[0], o->argv);
+		fprintf(stderr, "nprocguard audit: %s: %s\n", o->argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	setpgid(s.child, s.child);
+	close(sv[1]);
+	if (npg_wire_recv(sv[0], &m, &s.fd) <= 0 || s.fd < 0) {
+		snprintf(r->error, sizeof(r->error), "the program could not load the audit filter");
+		kill(s.child, SIGKILL);
+		waitpid(s.child, NULL, 0);
+		return -1;
+	}
+	start_watchdog(&s, lifeline);
+	npg_wire_send(sv[0], &m, -1);	/* go */
+	close(sv[0]);
+	if (seccomp_notify_alloc(&req, &resp) < 0) {
+		snprintf(r->error, sizeof(r->error), "seccomp_notify_alloc failed");
+		close(lifeline[1]);
+		return -1;
+	}
+	deadline = now() + (o->timeout > 0 ? o->timeout : 60);
+	for (;;) {
+		struct pollfd p = { .fd = s.fd, .events = POLLIN };
+		int n = poll(&p, 1, 20);
+
+		if (n > 0 && (p.revents & POLLIN)) {
+			memset(req, 0, sizeof(*req));
+			if (seccomp_notify_receive(s.fd, req) == 0) {
+				handle(&s, req, resp);
+				/* ENOENT: the task died meanwhile -- nothing to answer */
+				seccomp_notify_respond(s.fd, resp);
+			}
+			continue;
+		}
+		if (!anything_left(&s) || now() > deadline)
+			break;
+	}
+	if (now() > deadline)
+		snprintf(r->error, sizeof(r->error), "timed out after %.0f s: the program was killed",
+			 o->timeout);
+	/* the lifeline: the watchdog kills what is left of the program's group */
+	close(lifeline[1]);
+	close(s.fd);
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
+	seccomp_notify_free(req, resp);
+	if (r->killed_pid)
+		r->verdict = NPG_VERDICT_KILLED;
+	else if (r->found)
+		r->verdict = NPG_VERDICT_VULNERABLE;
+	else if (r->drops == 0)
+		r->verdict = NPG_VERDICT_NO_DROP;
+	else
+		r->verdict = NPG_VERDICT_SAFE;
+	return 0;
+}
