@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,6 +281,33 @@ static int path_arg(const char *name)
 	return -1;
 }
 
+/* The socket address a connect()/bind() names: "unix:/dev/log", "inet", ... */
+static void read_sockaddr(pid_t tid, uint64_t addr, uint64_t len, char *buf, size_t buflen)
+{
+	struct sockaddr_un sun = { 0 };
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	snprintf(buf, buflen, "?");
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = pread(fd, &sun, len < sizeof(sun) ? (size_t)len : sizeof(sun), (off_t)addr);
+	close(fd);
+	if (n < (ssize_t)sizeof(sa_family_t))
+		return;
+	if (sun.sun_family == AF_UNIX)
+		snprintf(buf, buflen, "unix:%.*s", (int)sizeof(sun.sun_path) - 1, sun.sun_path);
+	else if (sun.sun_family == AF_INET)
+		snprintf(buf, buflen, "inet");
+	else if (sun.sun_family == AF_INET6)
+		snprintf(buf, buflen, "inet6");
+	else
+		snprintf(buf, buflen, "family %d", sun.sun_family);
+}
+
 static void record_finding(struct supervisor *s, const struct seccomp_notif *req, const char *name,
 			   const struct proc_state *failed)
 {
@@ -293,6 +321,9 @@ static void record_finding(struct supervisor *s, const struct seccomp_notif *req
 		read_string((pid_t)req->pid, req->data.args[p], path, sizeof(path));
 		snprintf(f->args, sizeof(f->args), "%s%s", path,
 			 strncmp(name, "open", 4) == 0 || strcmp(name, "creat") == 0 ? ", for writing" : "");
+	} else if (strcmp(name, "connect") == 0 || strcmp(name, "bind") == 0) {
+		read_sockaddr((pid_t)req->pid, req->data.args[1], req->data.args[2], path, sizeof(path));
+		snprintf(f->args, sizeof(f->args), "%lld, %s", (long long)req->data.args[0], path);
 	} else {
 		snprintf(f->args, sizeof(f->args), "%lld, %lld", (long long)req->data.args[0],
 			 (long long)req->data.args[1]);
@@ -303,6 +334,20 @@ static void record_finding(struct supervisor *s, const struct seccomp_notif *req
 	/* only now is the record trusted: the task could have died and its pid been reused */
 	if (seccomp_notify_id_valid(s->fd, req->id) == 0)
 		s->r->found = true;
+}
+
+/*
+ * Logging to the local syslog socket is not acting for anyone: the
+ * hardening library itself does it on its way to aborting.
+ */
+static bool logs_to_syslog(const char *name, const struct seccomp_notif *req)
+{
+	char where[128];
+
+	if (strcmp(name, "connect") != 0)
+		return false;
+	read_sockaddr((pid_t)req->pid, req->data.args[1], req->data.args[2], where, sizeof(where));
+	return strcmp(where, "unix:/dev/log") == 0;
 }
 
 /*
@@ -385,7 +430,8 @@ static void handle(struct supervisor *s, struct seccomp_notif *req, struct secco
 			resp->error = -error;
 			resp->val = -1;
 		}
-	} else if (!s->r->found && t.uid[1] == 0 && !signals_itself(name, req, &t)) {
+	} else if (!s->r->found && t.uid[1] == 0 && !signals_itself(name, req, &t) &&
+		   !logs_to_syslog(name, req)) {
 		struct proc_state *failed = failed_drop_of(s, t.tgid);
 
 		if (failed)
