@@ -3,10 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 A="$NPG_BUILD/tests/audit"
 U=3000810001
-HARDEN="$NPG_BUILD/libnprocguard-harden.so"
-if nm -D "$HARDEN" 2>/dev/null | grep -q __asan_init; then
-	HARDEN="$(${CC:-cc} -print-file-name=libasan.so) $HARDEN"
-fi
+HARDEN=$(harden_preload)
 
 if [ "$(id -u)" -ne 0 ]; then
 	test_skip "audit" "needs root: programs drop from root, the supervisor reads their memory"
@@ -57,15 +54,8 @@ test_expect "--policy once fails only the first step: setgroups, checked: SAFE" 
 	grep -q "drops: 1 attempted, 1 failed" "$TMP/stdout"
 '
 
-with_sleepers() {	# three processes of $U already run
-	for i in 1 2 3; do setpriv --reuid=$U --regid=$U --clear-groups sleep 30 & done
-	sleep 0.3
-	"$@"; r=$?
-	pkill -u $U sleep; wait 2>/dev/null
-	return $r
-}
 test_expect "linux-2.6, user at its limit: the drop fails and the program goes on: VULNERABLE" '
-	with_sleepers audit linux-2.6 prlimit --nproc=2:2 "$A/unchecked-drop" $U "$TMP/o8"
+	with_sleepers $U audit linux-2.6 prlimit --nproc=2:2 "$A/unchecked-drop" $U "$TMP/o8"
 	verdict VULNERABLE 1
 '
 test_expect "linux-2.6, user under its limit: the drop works: SAFE" '
@@ -74,7 +64,7 @@ test_expect "linux-2.6, user under its limit: the drop works: SAFE" '
 '
 test_expect "ow-2006, user at its limit: KILLED by SIGSEGV" '
 	rm -f "$TMP/o10"
-	with_sleepers audit ow-2006 prlimit --nproc=2:2 "$A/unchecked-drop" $U "$TMP/o10"
+	with_sleepers $U audit ow-2006 prlimit --nproc=2:2 "$A/unchecked-drop" $U "$TMP/o10"
 	# (a program with a SIGSEGV handler -- ASan installs one -- runs it, as under -ow)
 	verdict KILLED 3 && grep -q "killed: pid [0-9]* by SIGSEGV at its failed drop" "$TMP/stdout" &&
 	! test -e "$TMP/o10"

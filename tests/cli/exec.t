@@ -86,25 +86,18 @@ test_expect "a regainable root (setuid(0) succeeds afterwards) is caught" '
 '
 
 # RLIMIT_NPROC: three processes of the user already run.
-with_sleepers() {
-	for i in 1 2 3; do setpriv --reuid=$U --regid=$G --clear-groups sleep 30 & done
-	sleep 0.3
-	"$@"; rc=$?
-	pkill -u $U sleep; wait 2>/dev/null
-	return $rc
-}
 # LeakSanitizer needs a thread at exit, which RLIMIT_NPROC refuses here
 test_expect "a user over the limit: the execve failure is explained, exit 111" '
-	ASAN_OPTIONS=detect_leaks=0 with_sleepers expect_exit 111 "$NPG" exec -u $U -g $G --rlimit-nproc 2 -- true &&
+	ASAN_OPTIONS=detect_leaks=0 with_sleepers $U expect_exit 111 "$NPG" exec -u $U -g $G --rlimit-nproc 2 -- true &&
 	grep -q "warning: user $U has 4 tasks, RLIMIT_NPROC is 2: execve would fail with EAGAIN (PF_NPROC_EXCEEDED)" "$TMP/stderr" &&
 	grep -q "unable to execute true: user $U has 4 tasks, RLIMIT_NPROC is 2: execve would fail with EAGAIN" "$TMP/stderr"
 '
 test_expect "a user at the limit gets through, and the note says why (5.17+)" '
-	with_sleepers expect_exit 0 "$NPG" exec -u $U -g $G --rlimit-nproc 3 -- true &&
+	with_sleepers $U expect_exit 0 "$NPG" exec -u $U -g $G --rlimit-nproc 3 -- true &&
 	grep -q "note: user $U has 4 tasks, RLIMIT_NPROC is 3: over the limit, but execve is allowed" "$TMP/stderr"
 '
 test_expect "a user under the limit: silent" '
-	with_sleepers expect_exit 0 "$NPG" exec -u $U -g $G --rlimit-nproc 5 -- true &&
+	with_sleepers $U expect_exit 0 "$NPG" exec -u $U -g $G --rlimit-nproc 5 -- true &&
 	! test -s "$TMP/stderr"
 '
 test_expect "the installed library and its pkg-config file build a program that drops" '

@@ -5,11 +5,7 @@
 INJECT="$NPG_BUILD/tests/inject"
 A="$NPG_BUILD/tests/audit"
 U=3000800001
-HARDEN="$NPG_BUILD/libnprocguard-harden.so"
-# the sanitized build's library needs the ASan runtime loaded first
-if nm -D "$HARDEN" 2>/dev/null | grep -q __asan_init; then
-	HARDEN="$(${CC:-cc} -print-file-name=libasan.so) $HARDEN"
-fi
+HARDEN=$(harden_preload)
 
 if [ "$(id -u)" -ne 0 ]; then
 	test_skip "harden" "needs root: the programs drop from root"

@@ -43,3 +43,25 @@ expect_exit() {
 		return 1
 	fi
 }
+
+# The hardening library to preload from build $NPG_BUILD: the sanitized
+# build's needs the ASan runtime loaded first.
+harden_preload() {
+	h="$NPG_BUILD/libnprocguard-harden.so"
+	if nm -D "$h" 2>/dev/null | grep -q __asan_init; then
+		h="$(${CC:-cc} -print-file-name=libasan.so) $h"
+	fi
+	echo "$h"
+}
+
+# with_sleepers UID COMMAND...: run COMMAND while three processes of UID
+# run (RLIMIT_NPROC tests); they are killed and reaped afterwards.
+with_sleepers() {
+	_ws_uid=$1
+	shift
+	for _ws in 1 2 3; do setpriv --reuid="$_ws_uid" --regid="$_ws_uid" --clear-groups sleep 30 & done
+	sleep 0.3
+	"$@"; _ws_rc=$?
+	pkill -u "$_ws_uid" sleep; wait 2>/dev/null
+	return $_ws_rc
+}
