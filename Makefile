@@ -137,4 +137,4 @@ install: $(BIN) $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO)
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(shell find build build-san -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
