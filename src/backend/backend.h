@@ -59,7 +59,6 @@ void npg_real_backend_init(struct npg_backend *b, const struct npg_host *host,
 			   uint32_t uid_base);
 /* The uid window the real backend owns, and checks is empty before a run */
 #define NPG_UID_WINDOW 4096
-/* Kill every process in the window (after a crash); returns how many. */
-int npg_real_sweep(uint32_t uid_base);
+
 
 #endif

@@ -7,14 +7,6 @@
 
 #include "scenario/scenario.h"
 
-int npg_scenario_user_index(const struct npg_scenario *sc, npg_id id)
-{
-	for (int i = 0; i < sc->nnames; i++)
-		if (!sc->names[i].group && sc->names[i].id == id)
-			return i;
-	return -1;
-}
-
 /* uids by user name; gids by group name, else by the user of that number */
 void npg_render_uid(const struct npg_scenario *sc, npg_id id, bool gid, char *buf, size_t len)
 {

@@ -127,7 +127,5 @@ void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
 		      const struct npg_task *view, long count, char *buf, size_t len);
 void npg_render_limit(uint64_t v, char *buf, size_t len);
 const char *npg_signal_name(int sig, char *buf, size_t len);
-/* The number of a user named in the scenario, for backends that map ids. */
-int npg_scenario_user_index(const struct npg_scenario *sc, npg_id id);
 
 #endif

@@ -313,11 +313,6 @@ int npg_scan_tasks_opt(struct npg_scan *s, bool want_limits)
 	return 0;
 }
 
-int npg_scan_tasks(struct npg_scan *s)
-{
-	return npg_scan_tasks_opt(s, true);
-}
-
 void npg_scan_free(struct npg_scan *s)
 {
 	free(s->tasks);

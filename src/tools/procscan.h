@@ -24,10 +24,10 @@ struct npg_scan {
 /*
  * Read every task of the system (threads and zombies included) once.
  * Processes and threads that vanish mid-scan are skipped and counted in
- * ->vanished. 0, or -1 with errno if /proc itself cannot be read.
+ * ->vanished. Without @want_limits, /proc/PID/limits is not read and
+ * nproc_soft is left unlimited. 0, or -1 with errno if /proc itself
+ * cannot be read.
  */
-int npg_scan_tasks(struct npg_scan *s);
-/* The same; without @want_limits, /proc/PID/limits is not read (nproc_soft unlimited). */
 int npg_scan_tasks_opt(struct npg_scan *s, bool want_limits);
 void npg_scan_free(struct npg_scan *s);
 

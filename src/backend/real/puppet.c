@@ -69,7 +69,7 @@ static int caps_get(uint64_t *eff, uint64_t *prm)
 	return 0;
 }
 
-static long caps_set(uint64_t eff, uint64_t prm)
+long npg_puppet_capset(uint64_t eff, uint64_t prm)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {
@@ -144,7 +144,7 @@ static void do_capset(int sock, const struct npg_op *op)
 		return;
 	}
 	npg_capset_compute(op, eff, prm, &new_eff, &new_prm);
-	send_syscall(sock, caps_set(new_eff, new_prm));
+	send_syscall(sock, npg_puppet_capset(new_eff, new_prm));
 }
 
 static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)

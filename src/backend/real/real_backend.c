@@ -327,24 +327,10 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 		    map_id(r, c->uid.saved)) < 0 ||
 	    setrlimit(RLIMIT_NPROC, lim) < 0)
 		return -1;
-	{
-		struct __user_cap_header_struct {
-			uint32_t version;
-			int pid;
-		} h = { 0x20080522, 0 };	/* _LINUX_CAPABILITY_VERSION_3 */
-		struct {
-			uint32_t effective, permitted, inheritable;
-		} data[2] = {
-			{ (uint32_t)c->cap_effective, (uint32_t)c->cap_permitted, 0 },
-			{ (uint32_t)(c->cap_effective >> 32), (uint32_t)(c->cap_permitted >> 32), 0 },
-		};
-		uint64_t bnd = r->host->cap_bnd;
-
-		data[0].effective &= (uint32_t)bnd, data[0].permitted &= (uint32_t)bnd;
-		data[1].effective &= (uint32_t)(bnd >> 32), data[1].permitted &= (uint32_t)(bnd >> 32);
-		if (syscall(SYS_capset, &h, data) < 0)
-			return -1;
-	}
+	/* what the scenario asks, within what this machine's bounding set allows */
+	if (npg_puppet_capset(c->cap_effective & r->host->cap_bnd,
+			      c->cap_permitted & r->host->cap_bnd) < 0)
+		return -1;
 	return prctl(PR_SET_KEEPCAPS, c->keepcaps, 0, 0, 0);
 }
 
@@ -852,9 +838,4 @@ void npg_real_backend_init(struct npg_backend *b, const struct npg_host *host,
 	b->policy = host->policy ? host->policy : &npg_policy_linux_6;
 	b->cap_bset = host->cap_bnd;
 	snprintf(b->label, sizeof(b->label), "kernel %.50s", host->release);
-}
-
-int npg_real_sweep(uint32_t uid_base)
-{
-	return npg_proc_kill_uid_range(uid_base, uid_base + NPG_UID_WINDOW);
 }

@@ -38,6 +38,9 @@ int npg_wire_send(int sock, const struct npg_wire_msg *m, int fd);
 /* Receive one message; *fd gets an attached descriptor or -1. 1, 0 on EOF, -1 on error. */
 int npg_wire_recv(int sock, struct npg_wire_msg *m, int *fd);
 
+/* capset() of the calling thread's effective and permitted sets (64-bit, raw). */
+long npg_puppet_capset(uint64_t eff, uint64_t prm);
+
 /* The puppet's command loop; never returns. */
 void npg_puppet_main(int sock) __attribute__((noreturn));
 
