@@ -10,7 +10,7 @@ DESTDIR   ?=
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-PKGS      := smartcols libcap libseccomp
+PKGS      := smartcols libcap libseccomp libbpf
 CPPFLAGS  += -D_GNU_SOURCE -DNPG_VERSION='"$(VERSION)"' -Isrc -Iinclude $(shell pkg-config --cflags $(PKGS))
 WARN      := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lpthread
@@ -27,7 +27,7 @@ LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/tools/taskiter-obj.o
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA      := $(BUILD)/libnprocguard.a
@@ -52,6 +52,18 @@ deps:
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The BPF task iterator of `status`: CO-RE, so built once for any kernel.
+# clang's bpf target has no multiarch include path of its own.
+BPF_CLANG  ?= clang
+MULTIARCH  := $(shell $(CC) -dumpmachine)
+$(BUILD)/bpf/taskiter.bpf.o: src/tools/bpf/taskiter.bpf.c src/tools/taskiter-record.h
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -I/usr/include/$(MULTIARCH) -Isrc -c $< -o $@
+
+$(BUILD)/src/tools/taskiter-obj.o: src/tools/taskiter-obj.S $(BUILD)/bpf/taskiter.bpf.o
+	@mkdir -p $(dir $@)
+	$(CC) -DNPG_TASKITER_OBJ='"$(BUILD)/bpf/taskiter.bpf.o"' -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^

@@ -2,11 +2,13 @@
 # Make sure the build and test dependencies are there. On Debian, as root,
 # install what is missing; elsewhere say what to install and fail.
 set -eu
-PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev jq perl procps util-linux"
+PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev libbpf-dev clang jq perl procps util-linux"
 missing=""
 pkg-config --exists smartcols 2>/dev/null || missing="$missing libsmartcols-dev"
 pkg-config --exists libcap 2>/dev/null || missing="$missing libcap-dev"
 pkg-config --exists libseccomp 2>/dev/null || missing="$missing libseccomp-dev"
+pkg-config --exists libbpf 2>/dev/null || missing="$missing libbpf-dev"
+command -v clang >/dev/null 2>&1 || missing="$missing clang"	# the BPF task iterator
 command -v cc >/dev/null 2>&1 || missing="$missing build-essential"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 command -v jq >/dev/null 2>&1 || missing="$missing jq"

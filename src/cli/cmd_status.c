@@ -7,19 +7,23 @@
 #include <getopt.h>
 #include <libsmartcols.h>
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "tools/procscan.h"
+#include "tools/taskiter.h"
+#include "tools/usernames.h"
 
 enum { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL_ZOMBIES, COL_NPROC, COL_NPROC_MAX,
-       COL_HEADROOM, COL_FLAGGED, NUSERCOLS };
+       COL_HEADROOM, COL_FLAGGED, COL_KCOUNT, NUSERCOLS };
 enum { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TCOL_STATE, TCOL_FLAGGED, TCOL_NPROC,
-       NTASKCOLS };
+       TCOL_KCOUNT, NTASKCOLS };
 
 struct colinfo {
 	const char *name;
@@ -45,6 +49,10 @@ static const struct colinfo user_cols[NUSERCOLS] = {
 			   "NPROC minus TASKS: forks left to the most limited process" },
 	[COL_FLAGGED] = { "FLAGGED", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
 			  "tasks with PF_NPROC_EXCEEDED: their next execve() may fail" },
+	[COL_KCOUNT] = { "KCOUNT", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			 "the kernel's own RLIMIT_NPROC counter of the user (ucounts; user_struct\n"
+			 "              before 5.14), which copy_process() compares: it also charges\n"
+			 "              tasks of user namespaces the user created (BPF source only)" },
 };
 
 static const struct colinfo task_cols[NTASKCOLS] = {
@@ -57,6 +65,8 @@ static const struct colinfo task_cols[NTASKCOLS] = {
 			   "1 if PF_NPROC_EXCEEDED is set: execve() will re-check the limit" },
 	[TCOL_NPROC] = { "NPROC", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
 			 "soft RLIMIT_NPROC of its process" },
+	[TCOL_KCOUNT] = { "KCOUNT", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			  "the kernel's RLIMIT_NPROC counter its real credentials are charged to" },
 };
 
 static const int user_default[] = { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL_ZOMBIES,
@@ -67,8 +77,10 @@ static const int task_default[] = { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TC
 struct user_row {
 	uint32_t uid;
 	long tasks, procs, zombies, flagged;
+	int64_t kernel_count;	/* -1: unknown */
 	uint64_t nproc_min, nproc_max;
-	char name[64];
+	bool shown;		/* selected by --user (or no --user) */
+	char name[64];		/* looked up only if a column or message needs it */
 };
 
 static void usage(void)
@@ -86,6 +98,11 @@ static void usage(void)
 	       " -u, --user USER      only this user (name or uid; may be repeated)\n"
 	       " -s, --sort COLUMN    sort by this column\n"
 	       " -t, --tasks          one row per task instead of per user\n"
+	       "     --source SOURCE  where tasks are read from: proc, bpf, or auto (default:\n"
+	       "                      the pinned BPF iterator if there is one, else /proc)\n"
+	       "     --pin            load the BPF task iterator and pin it in bpffs, so that\n"
+	       "                      later runs read every task in one pass (root, per boot)\n"
+	       "     --unpin          remove that pin\n"
 	       " -c, --check PERCENT  monitoring: exit 1 naming each user at PERCENT%% of its\n"
 	       "                      limit or more, and each flagged task\n"
 	       " -h, --help           display this help\n\nUser columns:\n");
@@ -94,7 +111,9 @@ static void usage(void)
 	printf("\nTask columns (--tasks):\n");
 	for (int i = 0; i < NTASKCOLS; i++)
 		printf(" %11s  %s\n", task_cols[i].name, task_cols[i].help);
-	printf("\nExit status: 0 ok, 1 --check found something, 2 usage or /proc error.\n");
+	printf("\nThe BPF iterator is pinned at %s ($NPROCGUARD_BPF_PIN overrides).\n"
+	       "\nExit status: 0 ok, 1 --check found something, 2 usage or read error.\n",
+	       npg_taskiter_pin_path());
 }
 
 static int column_id(const struct colinfo *cols, int n, const char *name, size_t len)
@@ -135,29 +154,29 @@ static int parse_columns(const char *arg, const struct colinfo *cols, int ncols,
 	return 0;
 }
 
-/* NSS lookups cost about 0.1 ms each here: one per uid, remembered */
 static void user_name(uint32_t uid, char *buf, size_t len)
 {
-	static struct {
-		uint32_t uid;
-		char name[64];
-	} cache[256];
-	static size_t ncache;
 	struct passwd pw, *res = NULL;
 	char tmp[1024];
 
-	for (size_t i = 0; i < ncache; i++)
-		if (cache[i].uid == uid) {
-			snprintf(buf, len, "%s", cache[i].name);
-			return;
-		}
 	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
 		snprintf(buf, len, "%s", res->pw_name);
 	else
 		snprintf(buf, len, "%u", uid);
-	if (ncache < sizeof(cache) / sizeof(cache[0])) {
-		cache[ncache].uid = uid;
-		snprintf(cache[ncache++].name, sizeof(cache[0].name), "%s", buf);
+}
+
+/* The shown rows' names, from @names once every lookup is done */
+static void name_rows(struct npg_usernames *names, struct user_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].shown)
+			npg_usernames_want(names, rows[i].uid);
+	npg_usernames_finish(names);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = npg_usernames_get(names, rows[i].uid);
+
+		if (rows[i].shown && name)
+			snprintf(rows[i].name, sizeof(rows[i].name), "%s", name);
 	}
 }
 
@@ -189,18 +208,40 @@ static int parse_user(const char *arg, uint32_t *uid)
 	return -1;
 }
 
-static struct user_row *aggregate(const struct npg_scan *s, size_t *nrows)
+static bool wanted(uint32_t uid, const uint32_t *users, int nusers)
 {
-	struct user_row *rows = NULL;
+	if (nusers == 0)
+		return true;
+	for (int i = 0; i < nusers; i++)
+		if (users[i] == uid)
+			return true;
+	return false;
+}
+
+static int cmp_uid(const void *a, const void *b)
+{
+	const struct user_row *x = a, *y = b;
+
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* One row per real uid, sorted by uid; NULL on ENOMEM. */
+static struct user_row *aggregate(const struct npg_scan *s, const uint32_t *users, int nusers,
+				  size_t *nrows)
+{
+	struct user_row *rows = NULL, *r = NULL;
 	size_t n = 0, cap = 0;
 
 	for (size_t i = 0; i < s->ntasks; i++) {
 		const struct npg_scan_task *t = &s->tasks[i];
-		struct user_row *r = NULL;
 
-		for (size_t k = 0; k < n && !r; k++)
-			if (rows[k].uid == t->ruid)
-				r = &rows[k];
+		/* tasks of one process mostly share a uid: try the last row first */
+		if (!r || r->uid != t->ruid) {
+			r = NULL;
+			for (size_t k = 0; k < n && !r; k++)
+				if (rows[k].uid == t->ruid)
+					r = &rows[k];
+		}
 		if (!r) {
 			if (n == cap) {
 				struct user_row *grown;
@@ -217,7 +258,12 @@ static struct user_row *aggregate(const struct npg_scan *s, size_t *nrows)
 			memset(r, 0, sizeof(*r));
 			r->uid = t->ruid;
 			r->nproc_min = UINT64_MAX;
+			r->kernel_count = -1;
+			r->shown = wanted(t->ruid, users, nusers);
 		}
+		/* all tasks of one uid in the initial namespace share one counter */
+		if (t->kernel_count >= 0)
+			r->kernel_count = t->kernel_count;
 		r->tasks++;
 		r->procs += t->pid == t->tid;
 		r->zombies += t->zombie;
@@ -229,8 +275,7 @@ static struct user_row *aggregate(const struct npg_scan *s, size_t *nrows)
 				r->nproc_max = t->nproc_soft;
 		}
 	}
-	for (size_t k = 0; k < n; k++)
-		user_name(rows[k].uid, rows[k].name, sizeof(rows[k].name));
+	qsort(rows, n, sizeof(*rows), cmp_uid);
 	*nrows = n;
 	return rows;
 }
@@ -254,6 +299,7 @@ static int cmp_rows(const void *a, const void *b)
 	case COL_PROCS: vx = x->procs, vy = y->procs; break;
 	case COL_ZOMBIES: vx = x->zombies, vy = y->zombies; break;
 	case COL_FLAGGED: vx = x->flagged, vy = y->flagged; break;
+	case COL_KCOUNT: vx = x->kernel_count, vy = y->kernel_count; break;
 	case COL_NPROC: return x->nproc_min < y->nproc_min ? -1 : x->nproc_min > y->nproc_min;
 	case COL_NPROC_MAX: return x->nproc_max < y->nproc_max ? -1 : x->nproc_max > y->nproc_max;
 	case COL_HEADROOM: vx = headroom(x), vy = headroom(y); break;
@@ -262,11 +308,17 @@ static int cmp_rows(const void *a, const void *b)
 	return vx < vy ? -1 : vx > vy;
 }
 
-static void user_cell(const struct user_row *r, int col, char *buf, size_t len)
+/* NULL: no value (JSON null, an empty cell) */
+static const char *user_cell(const struct user_row *r, int col, char *buf, size_t len)
 {
 	long long h;
 
 	switch (col) {
+	case COL_KCOUNT:
+		if (r->kernel_count < 0)
+			return NULL;
+		snprintf(buf, len, "%lld", (long long)r->kernel_count);
+		break;
 	case COL_UID: snprintf(buf, len, "%u", r->uid); break;
 	case COL_USER: snprintf(buf, len, "%s", r->name); break;
 	case COL_TASKS: snprintf(buf, len, "%ld", r->tasks); break;
@@ -283,6 +335,7 @@ static void user_cell(const struct user_row *r, int col, char *buf, size_t len)
 			snprintf(buf, len, "%lld", h);
 		break;
 	}
+	return buf;
 }
 
 static struct libscols_table *new_table(bool json, bool raw, bool noheadings, const char *name)
@@ -312,29 +365,20 @@ static int add_columns(struct libscols_table *tb, const struct colinfo *cols, co
 	return 0;
 }
 
-static bool wanted(uint32_t uid, const uint32_t *users, int nusers)
-{
-	if (nusers == 0)
-		return true;
-	for (int i = 0; i < nusers; i++)
-		if (users[i] == uid)
-			return true;
-	return false;
-}
-
 /* --check: problems on stdout, one line each; 1 if any */
-static int check(const struct user_row *rows, size_t n, const struct npg_scan *s, double percent,
+static int check(struct user_row *rows, size_t n, const struct npg_scan *s, double percent,
 		 const uint32_t *users, int nusers)
 {
 	int found = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct user_row *r = &rows[i];
+		struct user_row *r = &rows[i];
 
-		if (!wanted(r->uid, users, nusers))
+		if (!r->shown)
 			continue;
 		if (r->nproc_min != UINT64_MAX && r->nproc_min > 0 &&
 		    (double)r->tasks * 100.0 >= percent * (double)r->nproc_min) {
+			user_name(r->uid, r->name, sizeof(r->name));
 			printf("user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu\n", r->name,
 			       r->uid, r->tasks, (double)r->tasks * 100.0 / (double)r->nproc_min,
 			       (unsigned long long)r->nproc_min);
@@ -354,7 +398,7 @@ static int check(const struct user_row *rows, size_t n, const struct npg_scan *s
 }
 
 static int print_users(struct user_row *rows, size_t n, const int *cols, int ncols, bool json,
-		       bool raw, bool noheadings, const uint32_t *users, int nusers)
+		       bool raw, bool noheadings)
 {
 	struct libscols_table *tb = new_table(json, raw, noheadings, "users");
 	char buf[64];
@@ -365,14 +409,14 @@ static int print_users(struct user_row *rows, size_t n, const int *cols, int nco
 	for (size_t i = 0; i < n; i++) {
 		struct libscols_line *ln;
 
-		if (!wanted(rows[i].uid, users, nusers))
+		if (!rows[i].shown)
 			continue;
 		ln = scols_table_new_line(tb, NULL);
 		if (!ln)
 			return -1;
 		for (int c = 0; c < ncols; c++) {
-			user_cell(&rows[i], cols[c], buf, sizeof(buf));
-			scols_line_set_data(ln, (size_t)c, buf);
+			scols_line_set_data(ln, (size_t)c,
+					    user_cell(&rows[i], cols[c], buf, sizeof(buf)));
 		}
 	}
 	scols_print_table(tb);
@@ -380,8 +424,10 @@ static int print_users(struct user_row *rows, size_t n, const int *cols, int nco
 	return 0;
 }
 
-static int print_tasks(const struct npg_scan *s, const int *cols, int ncols, bool json, bool raw,
-		       bool noheadings, const uint32_t *users, int nusers)
+/* @rows sorted by uid: the names come from there */
+static int print_tasks(const struct npg_scan *s, const struct user_row *rows, size_t nrows,
+		       const int *cols, int ncols, bool json, bool raw, bool noheadings,
+		       const uint32_t *users, int nusers)
 {
 	struct libscols_table *tb = new_table(json, raw, noheadings, "tasks");
 	char buf[64];
@@ -398,21 +444,46 @@ static int print_tasks(const struct npg_scan *s, const int *cols, int ncols, boo
 		if (!ln)
 			return -1;
 		for (int c = 0; c < ncols; c++) {
+			const char *cell = buf;
+
 			switch (cols[c]) {
 			case TCOL_PID: snprintf(buf, sizeof(buf), "%d", (int)t->pid); break;
 			case TCOL_TID: snprintf(buf, sizeof(buf), "%d", (int)t->tid); break;
-			case TCOL_USER: user_name(t->ruid, buf, sizeof(buf)); break;
+			case TCOL_USER: {
+				struct user_row key = { .uid = t->ruid };
+				const struct user_row *r = bsearch(&key, rows, nrows, sizeof(*rows),
+								   cmp_uid);
+
+				cell = r ? r->name : NULL;
+				break;
+			}
 			case TCOL_COMM: snprintf(buf, sizeof(buf), "%s", t->comm); break;
 			case TCOL_STATE: snprintf(buf, sizeof(buf), "%s", t->zombie ? "zombie" : "running"); break;
 			case TCOL_FLAGGED: snprintf(buf, sizeof(buf), "%d", t->flagged); break;
 			case TCOL_NPROC: limit_text(t->nproc_soft, buf, sizeof(buf)); break;
+			case TCOL_KCOUNT:
+				if (t->kernel_count < 0)
+					cell = NULL;
+				else
+					snprintf(buf, sizeof(buf), "%lld", (long long)t->kernel_count);
+				break;
 			}
-			scols_line_set_data(ln, (size_t)c, buf);
+			scols_line_set_data(ln, (size_t)c, cell);
 		}
 	}
 	scols_print_table(tb);
 	scols_unref_table(tb);
 	return 0;
+}
+
+static bool needs_names(bool tasks, const int *cols, int ncols, int sort)
+{
+	if (!tasks && sort == COL_USER)
+		return true;
+	for (int i = 0; i < ncols; i++)
+		if (tasks ? cols[i] == TCOL_USER : cols[i] == COL_USER)
+			return true;
+	return false;
 }
 
 /* /proc/PID/limits is the costliest file: read it only when a column needs it */
@@ -429,9 +500,63 @@ static bool needs_limits(bool tasks, const int *cols, int ncols, bool checking, 
 	return false;
 }
 
+static int pin_action(bool pin)
+{
+	const char *path = npg_taskiter_pin_path(), *why = NULL;
+
+	if (!pin) {
+		if (npg_taskiter_unpin(path) < 0) {
+			fprintf(stderr, "nprocguard status: %s: %s\n", path, strerror(errno));
+			return NPG_EXIT_USAGE;
+		}
+		return NPG_EXIT_OK;
+	}
+	if (npg_taskiter_pin(path, &why) < 0) {
+		fprintf(stderr, "nprocguard status: %s: %s: %s\n", path, why, strerror(errno));
+		return NPG_EXIT_USAGE;
+	}
+	printf("nprocguard status: BPF task iterator pinned at %s\n", path);
+	return NPG_EXIT_OK;
+}
+
+/*
+ * auto: the pinned iterator if there is one we may read, else /proc.
+ * Loading an iterator costs about as much as reading /proc on a small
+ * system, so only --source bpf does it.
+ */
+static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limits)
+{
+	const char *pin = npg_taskiter_pin_path(), *why = NULL;
+	bool debug = getenv("NPROCGUARD_DEBUG") != NULL;
+
+	if (strcmp(source, "proc") != 0 && (strcmp(source, "bpf") == 0 || npg_taskiter_pinned(pin))) {
+		if (npg_taskiter_scan(scan, pin, strcmp(source, "bpf") == 0, &why) == 0) {
+			if (debug)
+				fprintf(stderr, "nprocguard status: %zu tasks from the BPF iterator%s, "
+					"%zu processes it did not show read from /proc\n",
+					scan->ntasks, npg_taskiter_pinned(pin) ? " (pinned)" : "",
+					scan->from_proc);
+			return 0;
+		}
+		if (strcmp(source, "bpf") == 0) {
+			fprintf(stderr, "nprocguard status: %s: %s\n", why, strerror(errno));
+			return -1;
+		}
+		fprintf(stderr, "nprocguard status: %s: %s; reading /proc instead\n", why,
+			strerror(errno));
+	}
+	if (npg_scan_tasks_opt(scan, want_limits) < 0) {
+		fprintf(stderr, "nprocguard status: cannot read /proc: %s\n", strerror(errno));
+		return -1;
+	}
+	if (debug)
+		fprintf(stderr, "nprocguard status: %zu tasks from /proc\n", scan->ntasks);
+	return 0;
+}
+
 int npg_cmd_status(int argc, char **argv)
 {
-	enum { OPT_OUTPUT_ALL = 256 };
+	enum { OPT_OUTPUT_ALL = 256, OPT_SOURCE, OPT_PIN, OPT_UNPIN };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-all", no_argument, NULL, OPT_OUTPUT_ALL },
@@ -442,15 +567,20 @@ int npg_cmd_status(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "tasks", no_argument, NULL, 't' },
 		{ "check", required_argument, NULL, 'c' },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "pin", no_argument, NULL, OPT_PIN },
+		{ "unpin", no_argument, NULL, OPT_UNPIN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int cols[32], ncols = -1, c, rc = NPG_EXIT_OK, nusers = 0;
 	uint32_t users[64];
-	const char *output = NULL, *sort = NULL;
+	const char *output = NULL, *sort = NULL, *source = "auto";
+	bool pin = false, unpin = false;
 	bool json = false, raw = false, noheadings = false, tasks = false, all = false;
 	double percent = -1;
 	struct npg_scan scan;
+	struct npg_usernames *names = NULL;
 	struct user_row *rows;
 	size_t nrows = 0;
 	char *end;
@@ -478,9 +608,26 @@ int npg_cmd_status(int argc, char **argv)
 				npg_usage_error("status");
 			}
 			break;
+		case OPT_SOURCE:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "proc")) {
+				fprintf(stderr, "nprocguard status: bad --source '%s' (auto, bpf or proc)\n",
+					optarg);
+				npg_usage_error("status");
+			}
+			source = optarg;
+			break;
+		case OPT_PIN: pin = true; break;
+		case OPT_UNPIN: unpin = true; break;
 		case 'h': usage(); return NPG_EXIT_OK;
 		default: npg_usage_error("status");
 		}
+	}
+	if (pin || unpin) {
+		if (pin && unpin) {
+			fprintf(stderr, "nprocguard status: --pin and --unpin exclude each other\n");
+			npg_usage_error("status");
+		}
+		return pin_action(pin);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "nprocguard status: unexpected argument '%s'\n", argv[optind]);
@@ -508,24 +655,40 @@ int npg_cmd_status(int argc, char **argv)
 			}
 		}
 	}
-	if (npg_scan_tasks_opt(&scan, needs_limits(tasks, cols, ncols, percent > 0, sort_col)) < 0) {
-		fprintf(stderr, "nprocguard status: cannot read /proc: %s\n", strerror(errno));
+	memset(&scan, 0, sizeof(scan));
+	if (percent <= 0 && needs_names(tasks, cols, ncols, sort_col)) {
+		names = npg_usernames_new();
+		if (!names) {
+			fprintf(stderr, "nprocguard status: out of memory\n");
+			return NPG_EXIT_USAGE;
+		}
+		/* without --user, every uid is shown: look names up while scanning */
+		if (nusers == 0)
+			scan.names = names;
+	}
+	if (scan_tasks(&scan, source, needs_limits(tasks, cols, ncols, percent > 0, sort_col)) < 0) {
+		npg_usernames_free(names);
 		return NPG_EXIT_USAGE;
 	}
-	rows = aggregate(&scan, &nrows);
+	rows = aggregate(&scan, users, nusers, &nrows);
 	if (!rows && scan.ntasks) {
 		npg_scan_free(&scan);
+		npg_usernames_free(names);
 		fprintf(stderr, "nprocguard status: out of memory\n");
 		return NPG_EXIT_USAGE;
 	}
 	if (percent > 0)
 		rc = check(rows, nrows, &scan, percent, users, nusers) ? NPG_EXIT_FAILED : NPG_EXIT_OK;
-	else if ((tasks ? print_tasks(&scan, cols, ncols, json, raw, noheadings, users, nusers)
-			: print_users(rows, nrows, cols, ncols, json, raw, noheadings, users, nusers)) < 0) {
+	else if (names)
+		name_rows(names, rows, nrows);
+	if (percent <= 0 &&
+	    (tasks ? print_tasks(&scan, rows, nrows, cols, ncols, json, raw, noheadings, users, nusers)
+		   : print_users(rows, nrows, cols, ncols, json, raw, noheadings)) < 0) {
 		fprintf(stderr, "nprocguard status: %s\n", strerror(errno));
 		rc = NPG_EXIT_USAGE;
 	}
 	free(rows);
 	npg_scan_free(&scan);
+	npg_usernames_free(names);
 	return rc;
 }

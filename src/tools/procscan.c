@@ -16,6 +16,7 @@
 
 #include "backend/real/procfs.h"
 #include "tools/procscan.h"
+#include "tools/usernames.h"
 
 static ssize_t read_at(int dirfd, const char *name, char *buf, size_t len)
 {
@@ -84,7 +85,21 @@ static uint64_t parse_nproc_soft(const char *buf)
 	return isdigit((unsigned char)*p) ? strtoull(p, NULL, 10) : UINT64_MAX;
 }
 
-static struct npg_scan_task *push(struct npg_scan *s)
+int npg_scan_reserve(struct npg_scan *s, size_t n)
+{
+	struct npg_scan_task *grown;
+
+	if (n <= s->cap)
+		return 0;
+	grown = realloc(s->tasks, n * sizeof(*grown));
+	if (!grown)
+		return -1;
+	s->tasks = grown;
+	s->cap = n;
+	return 0;
+}
+
+struct npg_scan_task *npg_scan_push(struct npg_scan *s)
 {
 	if (s->ntasks == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
@@ -96,6 +111,7 @@ static struct npg_scan_task *push(struct npg_scan *s)
 		s->cap = cap;
 	}
 	memset(&s->tasks[s->ntasks], 0, sizeof(s->tasks[0]));
+	s->tasks[s->ntasks].kernel_count = -1;	/* /proc does not show it */
 	return &s->tasks[s->ntasks++];
 }
 
@@ -125,7 +141,7 @@ static int scan_threads(struct npg_scan *s, int piddir, pid_t pid, uint64_t soft
 			s->vanished++;
 			continue;
 		}
-		t = push(s);
+		t = npg_scan_push(s);
 		if (!t) {
 			close(tfd);
 			closedir(d);
@@ -165,7 +181,7 @@ static int scan_process(struct npg_scan *s, int procfd, pid_t pid, bool want_lim
 	}
 	if (want_limits && read_at(pfd, "limits", buf, sizeof(buf)) > 0)
 		soft = parse_nproc_soft(buf);
-	t = push(s);
+	t = npg_scan_push(s);
 	if (!t) {
 		close(pfd);
 		return -1;
@@ -222,13 +238,17 @@ static void *work(void *arg)
 }
 
 /* The pids listed in /proc now */
-static pid_t *list_pids(DIR *proc, size_t *n)
+pid_t *npg_proc_pids(size_t *n)
 {
+	DIR *proc = opendir("/proc");
 	size_t cap = 1024;
-	pid_t *pids = malloc(cap * sizeof(*pids));
+	pid_t *pids;
 	struct dirent *e;
 
 	*n = 0;
+	if (!proc)
+		return NULL;
+	pids = malloc(cap * sizeof(*pids));
 	while (pids && (e = readdir(proc))) {
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
@@ -237,46 +257,47 @@ static pid_t *list_pids(DIR *proc, size_t *n)
 
 			if (!grown) {
 				free(pids);
-				return NULL;
+				pids = NULL;
+				break;
 			}
 			pids = grown;
 		}
 		pids[(*n)++] = (pid_t)atoi(e->d_name);
 	}
+	closedir(proc);
+	if (!pids)
+		errno = ENOMEM;
 	return pids;
+}
+
+void npg_scan_sort(struct npg_scan *s)
+{
+	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
 }
 
 /*
  * /proc files cost tens of microseconds each here: the processes are
  * split over up to NPG_SCAN_THREADS threads, one per CPU, and the parts
- * merged and sorted by pid and tid.
+ * appended to @s.
  */
 #define NPG_SCAN_THREADS 8
 
-int npg_scan_tasks_opt(struct npg_scan *s, bool want_limits)
+int npg_scan_pids(struct npg_scan *s, const pid_t *pids, size_t npids, bool want_limits)
 {
-	DIR *proc = opendir("/proc");
+	int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct worker w[NPG_SCAN_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t npids, nw;
-	pid_t *pids;
+	size_t nw;
 	int rc = 0;
 
-	memset(s, 0, sizeof(*s));
-	if (!proc)
+	if (procfd < 0)
 		return -1;
-	pids = list_pids(proc, &npids);
-	if (!pids) {
-		closedir(proc);
-		errno = ENOMEM;
-		return -1;
-	}
 	nw = cpus < 1 ? 1 : cpus > NPG_SCAN_THREADS ? NPG_SCAN_THREADS : (size_t)cpus;
 	if (npids < 256)
 		nw = 1;	/* not worth a thread */
 	for (size_t i = 0; i < nw; i++) {
 		w[i] = (struct worker){ .pids = pids, .npids = npids, .first = i, .stride = nw,
-					.procfd = dirfd(proc), .want_limits = want_limits };
+					.procfd = procfd, .want_limits = want_limits };
 		if (i > 0 && pthread_create(&w[i].thread, NULL, work, &w[i]) != 0)
 			w[i].stride = 0;	/* could not start: done below */
 	}
@@ -293,28 +314,46 @@ int npg_scan_tasks_opt(struct npg_scan *s, bool want_limits)
 		if (w[i].rc < 0)
 			rc = -1;
 		for (size_t k = 0; rc == 0 && k < w[i].part.ntasks; k++) {
-			struct npg_scan_task *t = push(s);
+			struct npg_scan_task *t = npg_scan_push(s);
 
-			if (!t)
+			if (!t) {
 				rc = -1;
-			else
-				*t = w[i].part.tasks[k];
+				break;
+			}
+			*t = w[i].part.tasks[k];
+			if (s->names)
+				npg_usernames_want(s->names, t->ruid);
 		}
 		s->vanished += w[i].part.vanished;
 		npg_scan_free(&w[i].part);
 	}
-	free(pids);
-	closedir(proc);
-	if (rc < 0) {
+	close(procfd);
+	if (rc < 0)
 		errno = ENOMEM;
-		return rc;
-	}
-	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
-	return 0;
+	return rc;
+}
+
+int npg_scan_tasks_opt(struct npg_scan *s, bool want_limits)
+{
+	size_t npids;
+	pid_t *pids;
+	int rc;
+
+	pids = npg_proc_pids(&npids);
+	if (!pids)
+		return -1;
+	rc = npg_scan_pids(s, pids, npids, want_limits);
+	free(pids);
+	if (rc == 0)
+		npg_scan_sort(s);
+	return rc;
 }
 
 void npg_scan_free(struct npg_scan *s)
 {
+	struct npg_usernames *names = s->names;
+
 	free(s->tasks);
 	memset(s, 0, sizeof(*s));
+	s->names = names;
 }

@@ -13,15 +13,24 @@ struct npg_scan_task {
 	bool flagged;		/* PF_NPROC_EXCEEDED */
 	uint64_t nproc_soft;	/* of its process; UINT64_MAX for unlimited */
 	char comm[16];
+	int64_t kernel_count;	/* the kernel's counter for its user; -1: unknown */
+	long nr_threads;	/* its thread group's size as the source saw it; 0: unknown */
+	pid_t parent;		/* its parent's tgid; 0: unknown */
 };
 
 struct npg_scan {
 	struct npg_scan_task *tasks;
 	size_t ntasks, cap;
 	size_t vanished;	/* tasks that exited while being read: skipped */
+	size_t from_proc;	/* processes read from /proc by the BPF source */
+	struct npg_usernames *names;	/* if set, each task's uid is queued for a name */
 };
 
+struct npg_usernames;
+
 /*
+ * @s starts zeroed, with ->names set or not, for every filling function.
+ *
  * Read every task of the system (threads and zombies included) once.
  * Processes and threads that vanish mid-scan are skipped and counted in
  * ->vanished. Without @want_limits, /proc/PID/limits is not read and
@@ -30,5 +39,16 @@ struct npg_scan {
  */
 int npg_scan_tasks_opt(struct npg_scan *s, bool want_limits);
 void npg_scan_free(struct npg_scan *s);
+
+/* The pids listed in /proc now; NULL with errno on failure. */
+pid_t *npg_proc_pids(size_t *n);
+/* Append the tasks of these processes, read from /proc, to @s (unsorted). */
+int npg_scan_pids(struct npg_scan *s, const pid_t *pids, size_t npids, bool want_limits);
+/* Room for @n tasks in all; -1 on ENOMEM. */
+int npg_scan_reserve(struct npg_scan *s, size_t n);
+/* A zeroed task at the end of @s; NULL on ENOMEM. */
+struct npg_scan_task *npg_scan_push(struct npg_scan *s);
+/* By pid, then tid. */
+void npg_scan_sort(struct npg_scan *s);
 
 #endif

@@ -1,0 +1,36 @@
+/*
+ * The BPF source of `nprocguard status`: every task read by a BPF task
+ * iterator in one pass, either pinned in bpffs beforehand (`status --pin`)
+ * or loaded for the occasion.
+ */
+#ifndef NPG_TOOLS_TASKITER_H
+#define NPG_TOOLS_TASKITER_H
+
+#include <stdbool.h>
+
+#include "tools/procscan.h"
+
+#define NPG_TASKITER_PIN_DEFAULT "/sys/fs/bpf/nprocguard/tasks"
+
+/* $NPROCGUARD_BPF_PIN, or the default above */
+const char *npg_taskiter_pin_path(void);
+
+/* Is an iterator pinned at @path (whether or not we may open it)? */
+bool npg_taskiter_pinned(const char *path);
+
+/*
+ * Fill @s from the iterator pinned at @pin or, if none is pinned and
+ * @may_load, from one loaded now. Processes the iterator did not show
+ * (listed in /proc but absent, or with fewer tasks than their thread
+ * count) are read from /proc and counted in ->from_proc, so the result
+ * is complete even where a kernel hides tasks from BPF iterators.
+ * 0, or -1 with errno and a reason in @why.
+ */
+int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const char **why);
+
+/* Load the iterator and pin it at @path, replacing an older pin. 0 or -1 with errno. */
+int npg_taskiter_pin(const char *path, const char **why);
+/* Remove the pin at @path (and its directory if empty). 0 or -1 with errno. */
+int npg_taskiter_unpin(const char *path);
+
+#endif
