@@ -5,6 +5,9 @@ BASE=3000500000
 U1=$((BASE + 1))
 U2=$((BASE + 2))
 FIX="$TOP/tests/cli/fixtures/status.npg"
+# our own pin path: an administrator's pinned iterator is neither used nor touched
+export NPROCGUARD_BPF_PIN=/sys/fs/bpf/npg-test-$$
+trap 'rm -f "$NPROCGUARD_BPF_PIN"; rm -rf "$TMP"' EXIT INT TERM HUP
 
 test_expect "status lists root with its task count" '
 	expect_exit 0 "$NPG" status -r -n -o UID,TASKS &&
@@ -12,7 +15,7 @@ test_expect "status lists root with its task count" '
 '
 test_expect "--help describes every column" '
 	expect_exit 0 "$NPG" status --help &&
-	for c in UID USER TASKS PROCS ZOMBIES NPROC NPROC-MAX HEADROOM FLAGGED PID TID COMM STATE; do
+	for c in UID USER TASKS PROCS ZOMBIES NPROC NPROC-MAX HEADROOM FLAGGED KCOUNT PID TID COMM STATE; do
 		grep -q "^ *$c  " "$TMP/stdout" || { echo "no help for $c"; exit 1; }
 	done
 '
@@ -20,6 +23,16 @@ test_expect "an unknown column is a usage error" '
 	expect_exit 2 "$NPG" status -o UID,COLOUR && grep -q "unknown column .COLOUR." "$TMP/stderr"
 '
 test_expect "a bad --check is a usage error" 'expect_exit 2 "$NPG" status --check lots'
+test_expect "a bad --source is a usage error" '
+	expect_exit 2 "$NPG" status --source kmem && grep -q "bad --source .kmem." "$TMP/stderr"
+'
+test_expect "--pin and --unpin together are a usage error" '
+	expect_exit 2 "$NPG" status --pin --unpin && grep -q "exclude each other" "$TMP/stderr"
+'
+test_expect "auto reads /proc when nothing is pinned" '
+	expect_exit 0 env NPROCGUARD_DEBUG=1 "$NPG" status -o UID &&
+	grep -q "tasks from /proc$" "$TMP/stderr"
+'
 test_expect "an unknown user is a usage error" '
 	expect_exit 2 "$NPG" status -u no-such-user-here && grep -q "unknown user" "$TMP/stderr"
 '
@@ -40,45 +53,92 @@ with_fixture() {
 		{ cat "$TMP/fixture.out" "$TMP/fixture.err"; return 1; }
 }
 
-test_expect "exact per-user figures: tasks, processes, zombies, limits, flagged" '
-	with_fixture "\"$NPG\" status -r -n --output-all -u $U1 -u $U2 >$TMP/users" &&
-	grep -qx "$U1 $U1 3 3 0 1 [0-9]* -2 1" "$TMP/users" &&
-	grep -qx "$U2 $U2 3 2 1 5 5 2 0" "$TMP/users"
-'
+# The BPF source needs CAP_BPF and CAP_PERFMON (root has them here) and a
+# kernel with BTF; every figure must be the same from both sources.
+SOURCES=proc
+if "$NPG" status --source bpf -o UID >/dev/null 2>"$TMP/bpf.err"; then
+	SOURCES="proc bpf"
+else
+	test_skip "the BPF source" "$(cat "$TMP/bpf.err")"
+fi
 
-test_expect "a thread and a zombie each count, one row per task" '
-	with_fixture "\"$NPG\" status -t -r -n -o PID,TID,STATE,NPROC -u $U2 >$TMP/tasks" &&
-	test $(wc -l <"$TMP/tasks") -eq 3 &&
-	test $(grep -c " running 5$" "$TMP/tasks") -eq 2 &&
-	test $(grep -c " zombie 5$" "$TMP/tasks") -eq 1 &&
-	test $(awk "\$1 != \$2" "$TMP/tasks" | wc -l) -eq 1
-'
+for SRC in $SOURCES; do
+	KCOUNT=		# the last column: the kernel counter, which only BPF reads
+	[ "$SRC" = bpf ] && KCOUNT=3
+	test_expect "$SRC: exact per-user figures: tasks, processes, zombies, limits, flagged" '
+		with_fixture "\"$NPG\" status --source $SRC -r -n --output-all -u $U1 -u $U2 >$TMP/users" &&
+		grep -qx "$U1 $U1 3 3 0 1 [0-9]* -2 1 $KCOUNT" "$TMP/users" &&
+		grep -qx "$U2 $U2 3 2 1 5 5 2 0 $KCOUNT" "$TMP/users"
+	'
 
-test_expect "the flagged task is shown as such" '
-	with_fixture "\"$NPG\" status -t -J -u $U1 >$TMP/flagged.json" &&
-	jq -e "[.tasks[] | select(.flagged == true)] | length == 1" "$TMP/flagged.json" >/dev/null
-'
+	test_expect "$SRC: a thread and a zombie each count, one row per task" '
+		with_fixture "\"$NPG\" status --source $SRC -t -r -n -o PID,TID,STATE,NPROC -u $U2 >$TMP/tasks" &&
+		test $(wc -l <"$TMP/tasks") -eq 3 &&
+		test $(grep -c " running 5$" "$TMP/tasks") -eq 2 &&
+		test $(grep -c " zombie 5$" "$TMP/tasks") -eq 1 &&
+		test $(awk "\$1 != \$2" "$TMP/tasks" | wc -l) -eq 1
+	'
 
-test_expect "JSON figures match" '
-	with_fixture "\"$NPG\" status -J -u $U2 >$TMP/u2.json" &&
-	jq -e ".users == [{\"uid\": $U2, \"user\": \"$U2\", \"tasks\": 3, \"procs\": 2, \"zombies\": 1,
-			  \"nproc\": \"5\", \"headroom\": \"2\", \"flagged\": 0}]" "$TMP/u2.json" >/dev/null
-'
+	test_expect "$SRC: the flagged task is shown as such" '
+		with_fixture "\"$NPG\" status --source $SRC -t -J -u $U1 >$TMP/flagged.json" &&
+		jq -e "[.tasks[] | select(.flagged == true)] | length == 1" "$TMP/flagged.json" >/dev/null
+	'
 
-test_expect "--check names a user over the percentage and the flagged task, exit 1" '
-	with_fixture "\"$NPG\" status --check 50 -u $U1 >$TMP/check; echo \$? >$TMP/check.rc" &&
-	test "$(cat "$TMP/check.rc")" -eq 1 &&
-	grep -q "^user $U1 (uid $U1): 3 tasks, 300% of RLIMIT_NPROC 1$" "$TMP/check" &&
-	grep -q "^task [0-9]* (nprocguard, uid $U1) has PF_NPROC_EXCEEDED" "$TMP/check"
-'
+	test_expect "$SRC: JSON figures match" '
+		with_fixture "\"$NPG\" status --source $SRC -J -u $U2 >$TMP/u2.json" &&
+		jq -e ".users == [{\"uid\": $U2, \"user\": \"$U2\", \"tasks\": 3, \"procs\": 2, \"zombies\": 1,
+				  \"nproc\": \"5\", \"headroom\": \"2\", \"flagged\": 0}]" "$TMP/u2.json" >/dev/null
+	'
 
-test_expect "--check under the percentage and nothing flagged exits 0" '
-	with_fixture "\"$NPG\" status --check 90 -u $U2 >$TMP/check2; echo \$? >$TMP/check2.rc" &&
-	test "$(cat "$TMP/check2.rc")" -eq 0 && ! test -s "$TMP/check2"
-'
+	test_expect "$SRC: --check names a user over the percentage and the flagged task, exit 1" '
+		with_fixture "\"$NPG\" status --source $SRC --check 50 -u $U1 >$TMP/check; echo \$? >$TMP/check.rc" &&
+		test "$(cat "$TMP/check.rc")" -eq 1 &&
+		grep -q "^user $U1 (uid $U1): 3 tasks, 300% of RLIMIT_NPROC 1$" "$TMP/check" &&
+		grep -q "^task [0-9]* (nprocguard, uid $U1) has PF_NPROC_EXCEEDED" "$TMP/check"
+	'
 
-test_expect "--sort orders by the column" '
-	with_fixture "\"$NPG\" status -r -n -o UID,HEADROOM --sort HEADROOM -u $U1 -u $U2 >$TMP/sorted" &&
-	test "$(cut -d" " -f1 "$TMP/sorted" | tr "\n" " ")" = "$U1 $U2 "
-'
+	test_expect "$SRC: --check under the percentage and nothing flagged exits 0" '
+		with_fixture "\"$NPG\" status --source $SRC --check 90 -u $U2 >$TMP/check2; echo \$? >$TMP/check2.rc" &&
+		test "$(cat "$TMP/check2.rc")" -eq 0 && ! test -s "$TMP/check2"
+	'
+
+	test_expect "$SRC: --sort orders by the column" '
+		with_fixture "\"$NPG\" status --source $SRC -r -n -o UID,HEADROOM --sort HEADROOM -u $U1 -u $U2 >$TMP/sorted" &&
+		test "$(cut -d" " -f1 "$TMP/sorted" | tr "\n" " ")" = "$U1 $U2 "
+	'
+done
+
+if [ "$SOURCES" = "proc bpf" ]; then
+	test_expect "bpf: KCOUNT is the kernel counter: threads and zombies included" '
+		with_fixture "\"$NPG\" status --source bpf -J -o UID,TASKS,KCOUNT -u $U1 -u $U2 >$TMP/k.json" &&
+		jq -e ".users == [{\"uid\": $U1, \"tasks\": 3, \"kcount\": 3},
+				  {\"uid\": $U2, \"tasks\": 3, \"kcount\": 3}]" "$TMP/k.json" >/dev/null
+	'
+	test_expect "proc: KCOUNT is null (only the BPF source can read it)" '
+		with_fixture "\"$NPG\" status --source proc -J -o UID,KCOUNT -u $U1 >$TMP/k0.json" &&
+		jq -e ".users == [{\"uid\": $U1, \"kcount\": null}]" "$TMP/k0.json" >/dev/null
+	'
+	test_expect "--pin pins the iterator, auto then reads it, --unpin removes it" '
+		expect_exit 0 "$NPG" status --pin &&
+		grep -q "pinned at $NPROCGUARD_BPF_PIN" "$TMP/stdout" && test -e "$NPROCGUARD_BPF_PIN" &&
+		expect_exit 0 env NPROCGUARD_DEBUG=1 "$NPG" status -o UID &&
+		grep -q "from the BPF iterator (pinned)" "$TMP/stderr" &&
+		expect_exit 0 "$NPG" status --unpin && ! test -e "$NPROCGUARD_BPF_PIN"
+	'
+	test_expect "the pinned iterator gives the figures the /proc scan gives" '
+		"$NPG" status --pin >/dev/null &&
+		with_fixture "\"$NPG\" status -r -n --output-all -u $U1 -u $U2 >$TMP/pinned; \
+			\"$NPG\" status --source proc -r -n --output-all -u $U1 -u $U2 >$TMP/procd" &&
+		"$NPG" status --unpin &&
+		sed "s/[0-9]*\$//" "$TMP/pinned" >"$TMP/pinned.nok" && cmp "$TMP/pinned.nok" "$TMP/procd"
+	'
+	test_expect "--unpin without a pin fails and says so" '
+		expect_exit 2 "$NPG" status --unpin && grep -q "No such file" "$TMP/stderr"
+	'
+	test_expect "processes the iterator does not show are read from /proc" '
+		expect_exit 0 env NPROCGUARD_DEBUG=1 "$NPG" status --source bpf -J -o UID,TASKS &&
+		grep -Eq "[0-9]+ processes it did not show read from /proc" "$TMP/stderr" &&
+		jq -e "[.users[].tasks] | add > 0" "$TMP/stdout" >/dev/null
+	'
+fi
 test_done
