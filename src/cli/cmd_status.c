@@ -542,8 +542,10 @@ static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limit
 			fprintf(stderr, "nprocguard status: %s: %s\n", why, strerror(errno));
 			return -1;
 		}
-		fprintf(stderr, "nprocguard status: %s: %s; reading /proc instead\n", why,
-			strerror(errno));
+		/* a pin root keeps to itself is no news to other users */
+		if ((errno != EACCES && errno != EPERM) || debug)
+			fprintf(stderr, "nprocguard status: %s: %s; reading /proc instead\n", why,
+				strerror(errno));
 	}
 	if (npg_scan_tasks_opt(scan, want_limits) < 0) {
 		fprintf(stderr, "nprocguard status: cannot read /proc: %s\n", strerror(errno));
