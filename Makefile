@@ -130,6 +130,7 @@ fuzz:
 	  -dict=fuzz/scenario.dict fuzz/corpus scenarios/article scenarios/regression
 
 LIBDIR    ?= $(PREFIX)/lib
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 INCDIR    ?= $(PREFIX)/include
 install: $(BIN) $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
@@ -145,6 +146,9 @@ install: $(BIN) $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO)
 	ln -sf libnprocguard-privdrop.so.0 $(DESTDIR)$(LIBDIR)/libnprocguard-privdrop.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' doc/nprocguard-privdrop.pc.in \
 	  >$(DESTDIR)$(LIBDIR)/pkgconfig/nprocguard-privdrop.pc
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|' doc/systemd/nprocguard-pin.service.in \
+	  >$(DESTDIR)$(SYSTEMDUNITDIR)/nprocguard-pin.service
 
 clean:
 	rm -rf build build-san build-fuzz
