@@ -310,7 +310,7 @@ static int read_from_proc(struct npg_scan *s, pid_t *pids, size_t n)
  * first the suspects, then, only if the total still differs from the
  * kernel's task count, every process /proc lists that is missing.
  */
-static int scan_fd(struct npg_scan *s, int fd, const char **why)
+int npg_taskiter_read(struct npg_scan *s, int fd, const char **why)
 {
 	long expected = system_tasks();
 	size_t nredo;
@@ -365,7 +365,7 @@ int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const 
 			return -1;
 		}
 	}
-	rc = scan_fd(s, fd, why);
+	rc = npg_taskiter_read(s, fd, why);
 	saved = errno;
 	close(fd);
 	if (link) {

@@ -28,6 +28,12 @@ bool npg_taskiter_pinned(const char *path);
  */
 int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const char **why);
 
+/*
+ * The same from an iterator session already open on @fd (or anything that
+ * writes the same records: the unit tests use a pipe).
+ */
+int npg_taskiter_read(struct npg_scan *s, int fd, const char **why);
+
 /* Load the iterator and pin it at @path, replacing an older pin. 0 or -1 with errno. */
 int npg_taskiter_pin(const char *path, const char **why);
 /* Remove the pin at @path (and its directory if empty). 0 or -1 with errno. */
