@@ -132,6 +132,11 @@ if [ "$SOURCES" = "proc bpf" ]; then
 		"$NPG" status --unpin &&
 		sed "s/[0-9]*\$//" "$TMP/pinned" >"$TMP/pinned.nok" && cmp "$TMP/pinned.nok" "$TMP/procd"
 	'
+	test_expect "--pin outside bpffs fails and says where to mount it" '
+		expect_exit 2 env NPROCGUARD_BPF_PIN="$TMP/pin" "$NPG" status --pin &&
+		grep -q "not on a mounted bpf filesystem (mount -t bpf" "$TMP/stderr" &&
+		! test -e "$TMP/pin"
+	'
 	test_expect "--unpin without a pin fails and says so" '
 		expect_exit 2 "$NPG" status --unpin && grep -q "No such file" "$TMP/stderr"
 	'
