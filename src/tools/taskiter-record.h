@@ -9,7 +9,7 @@
  * A pinned iterator outlives the nprocguard that pinned it: the header
  * lets a newer reader refuse records of another layout.
  */
-#define NPG_TASKITER_MAGIC 0x6e706732u	/* "npg2" */
+#define NPG_TASKITER_MAGIC 0x6e706733u	/* "npg3" */
 
 struct npg_taskiter_header {
 	__u32 magic;
@@ -17,7 +17,7 @@ struct npg_taskiter_header {
 };
 
 struct npg_taskiter_record {
-	__u32 tgid, tid;
+	__u32 tgid, tid;	/* in the reader's pid namespace, as its /proc shows them */
 	__u32 ruid;		/* real_cred->uid: what RLIMIT_NPROC is charged to */
 	__u32 flags;		/* task->flags, PF_NPROC_EXCEEDED among them */
 	__s32 exit_state;	/* EXIT_ZOMBIE or EXIT_DEAD once exited */
@@ -26,7 +26,7 @@ struct npg_taskiter_record {
 	__s64 kernel_count;	/* the ucounts/user_struct counter, -1 if unknown */
 	__s32 userns_level;	/* 0: real_cred is in the initial user namespace */
 	char comm[16];
-	__u32 parent_tgid;	/* real_parent->tgid, to find processes hidden from it */
+	__u32 parent_tgid;	/* real_parent's tgid there (0: outside), to find hidden processes */
 };
 
 #endif

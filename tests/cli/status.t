@@ -140,6 +140,14 @@ if [ "$SOURCES" = "proc bpf" ]; then
 	test_expect "--unpin without a pin fails and says so" '
 		expect_exit 2 "$NPG" status --unpin && grep -q "No such file" "$TMP/stderr"
 	'
+	test_expect "bpf: in a child pid namespace, the namespace's pids and no task twice" '
+		unshare --pid --fork --mount-proc sh -c "
+			\"$NPG\" status --source bpf -t -r -n -o PID,TID >$TMP/ns-tasks &&
+			\"$NPG\" status --source bpf -r -n -o UID,TASKS >$TMP/ns-bpf &&
+			\"$NPG\" status --source proc -r -n -o UID,TASKS >$TMP/ns-proc" &&
+		test "$(cat "$TMP/ns-tasks")" = "$(printf "1 1\n2 2")" &&
+		test "$(cat "$TMP/ns-bpf")" = "0 2" && cmp "$TMP/ns-bpf" "$TMP/ns-proc"
+	'
 	test_expect "processes the iterator does not show are read from /proc" '
 		expect_exit 0 env NPROCGUARD_DEBUG=1 "$NPG" status --source bpf -J -o UID,TASKS &&
 		grep -Eq "[0-9]+ processes it did not show read from /proc" "$TMP/stderr" &&

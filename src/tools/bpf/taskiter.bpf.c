@@ -52,10 +52,17 @@ struct cred {
 	struct ucounts *ucounts;
 } __attribute__((preserve_access_index));
 
+struct upid { int nr; } __attribute__((preserve_access_index));
+struct pid {
+	unsigned int level;
+	struct upid numbers[1];
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	unsigned int flags;
 	int exit_state;
-	int pid, tgid;
+	struct pid *thread_pid;
+	struct task_struct *group_leader;
 	const struct cred *real_cred;
 	struct signal_struct *signal;
 	struct task_struct *real_parent;
@@ -105,6 +112,27 @@ static __s64 kernel_count(const struct cred *cred)
 }
 
 /*
+ * @p's number in the pid namespace at @level, as pid_nr_ns() gives it
+ * (kernel/pid.c), or 0 if @p is not visible there. task->pid and ->tgid
+ * are init-namespace numbers; the records carry the reader's, the numbers
+ * its /proc shows. The iterator only yields tasks of the reader's
+ * namespace, and a parent is in the same namespace or an ancestor, so the
+ * level alone tells whether a number exists.
+ */
+static __u32 pid_at(struct pid *p, unsigned int level)
+{
+	int nr = 0;
+
+	if (!p || BPF_CORE_READ(p, level) < level)
+		return 0;
+	bpf_probe_read_kernel(&nr, sizeof(nr),
+			      (char *)p + bpf_core_field_offset(struct pid, numbers) +
+				      level * bpf_core_type_size(struct upid) +
+				      bpf_core_field_offset(struct upid, nr));
+	return (__u32)nr;
+}
+
+/*
  * ctx->task is a trusted BTF pointer: plain dereferences compile to
  * BPF_PROBE_MEM loads, which cost far less per task than a
  * bpf_probe_read_kernel() call per field (BPF_CORE_READ).
@@ -117,6 +145,8 @@ int npg_dump_task(struct bpf_iter__task *ctx)
 	const struct cred *cred;
 	struct signal_struct *sig;
 	struct npg_taskiter_record r = {};
+	struct task_struct *reader;
+	unsigned int level;
 
 	if (ctx->meta->seq_num == 0) {
 		struct npg_taskiter_header h = { .magic = NPG_TASKITER_MAGIC,
@@ -126,11 +156,14 @@ int npg_dump_task(struct bpf_iter__task *ctx)
 	}
 	if (!t)
 		return 0;
+	/* the iterator runs in read() of the process reading it */
+	reader = (struct task_struct *)bpf_get_current_task();
+	level = BPF_CORE_READ(reader, thread_pid, level);
 	cred = t->real_cred;
 	sig = t->signal;
-	r.tgid = t->tgid;
-	r.tid = t->pid;
-	r.parent_tgid = t->real_parent ? t->real_parent->tgid : 0;
+	r.tid = pid_at(t->thread_pid, level);
+	r.tgid = pid_at(t->group_leader->thread_pid, level);
+	r.parent_tgid = t->real_parent ? pid_at(t->real_parent->group_leader->thread_pid, level) : 0;
 	r.ruid = cred->uid.val;
 	r.flags = t->flags;
 	r.exit_state = t->exit_state;
