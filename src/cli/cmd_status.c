@@ -7,13 +7,11 @@
 #include <getopt.h>
 #include <libsmartcols.h>
 #include <limits.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "tools/procscan.h"
@@ -152,17 +150,6 @@ static int parse_columns(const char *arg, const struct colinfo *cols, int ncols,
 			p++;
 	}
 	return 0;
-}
-
-static void user_name(uint32_t uid, char *buf, size_t len)
-{
-	struct passwd pw, *res = NULL;
-	char tmp[1024];
-
-	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
-		snprintf(buf, len, "%s", res->pw_name);
-	else
-		snprintf(buf, len, "%u", uid);
 }
 
 /* The shown rows' names, from @names once every lookup is done */
@@ -378,7 +365,7 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 			continue;
 		if (r->nproc_min != UINT64_MAX && r->nproc_min > 0 &&
 		    (double)r->tasks * 100.0 >= percent * (double)r->nproc_min) {
-			user_name(r->uid, r->name, sizeof(r->name));
+			npg_user_name(r->uid, r->name, sizeof(r->name));
 			printf("user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu\n", r->name,
 			       r->uid, r->tasks, (double)r->tasks * 100.0 / (double)r->nproc_min,
 			       (unsigned long long)r->nproc_min);

@@ -18,6 +18,8 @@ struct npg_scan_task {
 	pid_t parent;		/* its parent's tgid; 0: unknown */
 };
 
+struct npg_usernames;
+
 struct npg_scan {
 	struct npg_scan_task *tasks;
 	size_t ntasks, cap;
@@ -25,8 +27,6 @@ struct npg_scan {
 	size_t from_proc;	/* processes read from /proc by the BPF source */
 	struct npg_usernames *names;	/* if set, each task's uid is queued for a name */
 };
-
-struct npg_usernames;
 
 /*
  * @s starts zeroed, with ->names set or not, for every filling function.

@@ -300,8 +300,8 @@ static int read_from_proc(struct npg_scan *s, pid_t *pids, size_t n)
 
 	s->from_proc += n;
 	free(pids);
-	if (rc == 0)
-		npg_scan_sort(s);
+	if (rc == 0 && n)
+		npg_scan_sort(s);	/* already sorted if nothing was added */
 	return rc;
 }
 

@@ -35,15 +35,20 @@ struct npg_usernames {
 	size_t nworkers, wanted_workers;
 };
 
-static void resolve(struct entry *e)
+void npg_user_name(uint32_t uid, char *name, size_t len)
 {
 	struct passwd pw, *res = NULL;
 	char buf[1024];
 
-	if (getpwuid_r(e->uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		snprintf(e->name, sizeof(e->name), "%s", res->pw_name);
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		snprintf(name, len, "%s", res->pw_name);
 	else
-		snprintf(e->name, sizeof(e->name), "%u", e->uid);
+		snprintf(name, len, "%u", uid);
+}
+
+static void resolve(struct entry *e)
+{
+	npg_user_name(e->uid, e->name, sizeof(e->name));
 }
 
 /* The next queued entry, or NULL once closing and empty. @wait: block for more. */

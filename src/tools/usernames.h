@@ -7,9 +7,13 @@
 #ifndef NPG_TOOLS_USERNAMES_H
 #define NPG_TOOLS_USERNAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct npg_usernames;
+
+/* One lookup, on this thread: the user name, or the uid in decimal. */
+void npg_user_name(uint32_t uid, char *name, size_t len);
 
 /* NULL on ENOMEM. */
 struct npg_usernames *npg_usernames_new(void);
