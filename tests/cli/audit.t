@@ -2,7 +2,7 @@
 # nprocguard audit: the verdict for each small program under each policy. Root only.
 . "$(dirname "$0")/lib.sh"
 A="$NPG_BUILD/tests/audit"
-U=3000810001
+U=$((NPG_TEST_UID_BASE + 810001))
 HARDEN=$(harden_preload)
 
 if [ "$(id -u)" -ne 0 ]; then

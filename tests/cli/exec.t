@@ -2,8 +2,8 @@
 # nprocguard exec and npg_drop_privileges(3): root only (CI runs as root).
 . "$(dirname "$0")/lib.sh"
 INJECT="$NPG_BUILD/tests/inject"
-U=3000600001
-G=3000600002
+U=$((NPG_TEST_UID_BASE + 600001))
+G=$((NPG_TEST_UID_BASE + 600002))
 
 if [ "$(id -u)" -ne 0 ]; then
 	test_skip "exec" "needs root: it drops from root to test users"
@@ -23,8 +23,8 @@ test_expect "capabilities are all cleared, ambient and inheritable included" '
 	test $(grep -E "^Cap(Inh|Prm|Eff|Amb):	0000000000000000$" "$TMP/stdout" | wc -l) -eq 4
 '
 test_expect "--groups sets exactly those supplementary groups" '
-	expect_exit 0 "$NPG" exec --user $U --group $G --groups 5,3000600003 -- cat /proc/self/status &&
-	grep -qx "Groups:	5 3000600003 " "$TMP/stdout"
+	expect_exit 0 "$NPG" exec --user $U --group $G --groups 5,$((NPG_TEST_UID_BASE + 600003)) -- cat /proc/self/status &&
+	grep -qx "Groups:	5 $((NPG_TEST_UID_BASE + 600003)) " "$TMP/stdout"
 '
 test_expect "--init-groups takes the group database (nobody)" '
 	want=$(id -G nobody | tr " " "\n" | sort -n | tr "\n" " ")

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 INJECT="$NPG_BUILD/tests/inject"
 A="$NPG_BUILD/tests/audit"
-U=3000800001
+U=$((NPG_TEST_UID_BASE + 800001))
 HARDEN=$(harden_preload)
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -10,6 +10,28 @@ trap 'rm -rf "$TMP"' EXIT INT TERM HUP
 test_count=0
 test_failed=0
 
+# The uids this run of the tests may use. Each test file takes its windows
+# from NPG_TEST_UID_BASE; when the environment does not set it, a free slot
+# of 1,000,000 uids from 3000000000 up is claimed with flock(1) and held
+# until the test file ends, so that two `make check` at once on one machine
+# (two CI jobs, a developer and a cron job) never share a uid.
+if [ -z "${NPG_TEST_UID_BASE:-}" ]; then
+	_slot_dir=/run/nprocguard
+	mkdir -p "$_slot_dir" 2>/dev/null || _slot_dir=${TMPDIR:-/tmp}
+	_slot=0
+	while [ $_slot -lt 64 ]; do
+		exec 9>>"$_slot_dir/test-slot-$_slot.lock"
+		if flock -n 9; then
+			break
+		fi
+		exec 9>&-
+		_slot=$((_slot + 1))
+	done
+	[ $_slot -lt 64 ] || { echo "Bail out! no free test uid slot in $_slot_dir"; exit 1; }
+	NPG_TEST_UID_BASE=$((3000000000 + _slot * 1000000))
+fi
+export NPG_TEST_UID_BASE
+
 test_expect() {
 	test_count=$((test_count + 1))
 	if (eval "$2") >"$TMP/out" 2>&1; then

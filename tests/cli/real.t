@@ -1,7 +1,7 @@
 #!/bin/sh
 # The real-kernel backend and conform: root only (CI runs as root).
 . "$(dirname "$0")/lib.sh"
-BASE=3000100000			# a window of its own: other tests use the default
+BASE=$((NPG_TEST_UID_BASE + 100000))	# a window of its own within this run's slot
 S="$TOP/scenarios"
 
 # Tasks (threads and zombies too) with any uid in our window, from /proc

@@ -1,7 +1,7 @@
 #!/bin/sh
 # nprocguard status: exact figures on known tasks (made by the real backend).
 . "$(dirname "$0")/lib.sh"
-BASE=3000500000
+BASE=$((NPG_TEST_UID_BASE + 500000))
 U1=$((BASE + 1))
 U2=$((BASE + 2))
 FIX="$TOP/tests/cli/fixtures/status.npg"
