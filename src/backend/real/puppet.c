@@ -9,7 +9,9 @@
 #include <linux/capability.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -19,6 +21,42 @@
 #include "backend/real/wire.h"
 
 extern char **environ;
+
+/*
+ * Tests only: NPG_PUPPET_DELAY_MS makes every puppet and filler wait that
+ * long before each effect it was asked for, so that a controller which
+ * observes before the effect is acknowledged gets caught.
+ */
+void npg_puppet_test_delay(void)
+{
+	static long ms = -1;
+
+	if (ms < 0) {
+		const char *v = getenv("NPG_PUPPET_DELAY_MS");
+
+		ms = v ? strtol(v, NULL, 10) : 0;
+		if (ms < 0 || ms > 10000)
+			ms = 0;
+	}
+	if (ms > 0) {
+		struct timespec t = { ms / 1000, ms % 1000 * 1000000L };
+
+		nanosleep(&t, NULL);
+	}
+}
+
+/* Close every descriptor from @first up; kernels before 5.9 lack close_range() */
+void npg_close_from(int first)
+{
+	struct rlimit lim;
+
+	if (syscall(SYS_close_range, (unsigned)first, ~0U, 0U) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur > 65536)
+		lim.rlim_cur = 65536;
+	for (int fd = first; fd < (int)lim.rlim_cur; fd++)
+		close(fd);
+}
 
 static void send_result(int sock, enum npg_result_kind kind, long value, int wait_status)
 {
@@ -87,7 +125,7 @@ static void do_fork(int sock, int child_sock)
 	if (pid == 0) {
 		if (dup2(child_sock, NPG_PUPPET_SOCK_FD) < 0)
 			_exit(111);
-		close_range(NPG_PUPPET_SOCK_FD + 1, ~0U, 0);
+		npg_close_from(NPG_PUPPET_SOCK_FD + 1);
 		say_hello(NPG_PUPPET_SOCK_FD);
 		serve(NPG_PUPPET_SOCK_FD, false);
 	}
@@ -127,11 +165,24 @@ static void do_wait(int sock, pid_t child)
 		send_result(sock, NPG_R_OK, 0, status);
 }
 
+/*
+ * Re-execute nprocguard from the descriptor it was opened on. execveat()
+ * is missing before 3.19 (ENOSYS), and on 5.10 with TOMOYO and no /dev/fd
+ * an empty path fails with ENOENT; both fall back to the /proc path, as
+ * fexecve(3) does. The RLIMIT_NPROC test of execve comes before the file
+ * lookup (do_execveat_common()), so an ENOENT means that test had already
+ * passed and cleared PF_NPROC_EXCEEDED: a second attempt cannot differ.
+ */
 static void do_execve(int sock)
 {
 	char *argv[] = { "nprocguard", "__puppet", NULL };
+	char path[32];
 
 	syscall(SYS_execveat, NPG_PUPPET_EXE_FD, "", argv, environ, AT_EMPTY_PATH);
+	if (errno == ENOSYS || errno == ENOENT) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", NPG_PUPPET_EXE_FD);
+		execve(path, argv, environ);
+	}
 	send_result(sock, NPG_R_ERRNO, errno, 0);
 }
 
@@ -153,6 +204,7 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 	struct rlimit lim = { .rlim_cur = op->lim_cur, .rlim_max = op->lim_max };
 	gid_t groups[NPG_NGROUPS];
 
+	npg_puppet_test_delay();
 	switch (op->code) {
 	case NPG_OP_FORK:
 		do_fork(sock, fd);

@@ -25,9 +25,12 @@
 
 #include "backend/backend.h"
 #include "backend/real/procfs.h"
+#include "backend/real/teardown.h"
 #include "backend/real/wire.h"
+#include "machine/tasklimits.h"
 
 #define ANSWER_TIMEOUT_MS 10000
+#define STOP_TIMEOUT_MS 30000
 
 struct real_task {
 	pid_t pid, tid;		/* thread-group id and task id */
@@ -52,54 +55,11 @@ struct real_priv {
 	int exe_fd;
 	int filler_pipe[2];
 	bool *touched;		/* per name: a user whose count a tainted task may change */
+	bool subreaper;		/* PR_SET_CHILD_SUBREAPER held (3.4+) */
 	bool counts_valid;
 	long *counts;		/* per name, cached between steps */
 	uint32_t *count_uids;
 };
-
-/* --- what a signal handler may need: the pids to kill --- */
-
-#define MAX_PIDS 4096
-static volatile sig_atomic_t live_npids;
-static pid_t live_pids[MAX_PIDS];
-
-static void remember_pid(pid_t pid)
-{
-	if (live_npids < MAX_PIDS)
-		live_pids[live_npids++] = pid;
-}
-
-static void kill_remembered(void)
-{
-	for (int i = 0; i < live_npids; i++)
-		kill(live_pids[i], SIGKILL);
-}
-
-/*
- * Kill every task we made and reap them before dying ourselves: as a child
- * subreaper we inherit the orphans too, and left to init their zombies
- * would hold the uid window (and count against the users) for a while.
- * Only async-signal-safe calls; alarm() bounds the wait.
- */
-static void on_fatal_signal(int sig)
-{
-	kill_remembered();
-	alarm(5);
-	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
-		;
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void install_cleanup_handlers(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa = { .sa_handler = on_fatal_signal };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
 
 /* --- ids --- */
 
@@ -204,18 +164,32 @@ static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_s
 	return npg_wire_send(t->sock, &m, fd);
 }
 
-/* Wait until @t's /proc entry says it is gone or a zombie, at most a while */
-static void wait_task_settled(const struct real_task *t, bool want_gone)
+/*
+ * Wait until @t's /proc entry says it is gone (a thread released by
+ * release_task(), which also uncharges it) or, unless @want_gone, a
+ * zombie. There is no descriptor to wait on for a thread before 6.9
+ * (PIDFD_THREAD), so /proc is asked until it answers. 0, or -1 if it
+ * never did within ANSWER_TIMEOUT_MS.
+ */
+static int wait_task_settled(const struct real_task *t, bool want_gone)
 {
-	struct timespec pause = { 0, 1000000 };
+	struct timespec pause = { 0, 200000 };
+	struct timespec start, now;
 
-	for (int i = 0; i < ANSWER_TIMEOUT_MS; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
 		struct npg_proc_task pt;
 
 		if (npg_proc_read_task(t->pid, t->tid, &pt) < 0)
-			return;
+			return 0;
 		if (!want_gone && (pt.state == 'Z' || pt.state == 'X'))
-			return;
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
+		    ANSWER_TIMEOUT_MS) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
 		nanosleep(&pause, NULL);
 	}
 }
@@ -266,24 +240,47 @@ static void reap_children(struct real_priv *r)
 	}
 }
 
-/* Whether a process is still there in any form (running or zombie) */
-static void wait_process_exited(struct real_task *t)
+/*
+ * Wait until a process has exited: a zombie (exit_notify() has run, its
+ * children are reparented) or already reaped. A pidfd polls readable
+ * then (5.3+); older kernels are asked through /proc. 0, or -1 on timeout.
+ */
+static int wait_process_exited(struct real_task *t)
 {
 	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+	int n;
 
-	if (t->pidfd >= 0)
-		poll(&p, 1, ANSWER_TIMEOUT_MS);
-	else
-		wait_task_settled(t, false);
+	if (t->pidfd < 0)
+		return wait_task_settled(t, false);
+	do
+		n = poll(&p, 1, ANSWER_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		errno = ETIMEDOUT;
+	return n > 0 ? 0 : -1;
+}
+
+static struct npg_result unreproducible(struct npg_backend *b, const char *why)
+{
+	snprintf(b->reason, sizeof(b->reason), "%s", why);
+	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
+}
+
+static struct npg_result broken(struct npg_backend *b, const char *what)
+{
+	snprintf(b->reason, sizeof(b->reason), "the backend lost its task: %s: %s", what,
+		 strerror(errno));
+	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
 }
 
 /* A process died under a step: by which signal? */
-static struct npg_result died(struct real_priv *r, struct real_task *t)
+static struct npg_result died(struct npg_backend *b, struct real_priv *r, struct real_task *t)
 {
 	struct npg_proc_task pt;
 	int status = 0;
 
-	wait_process_exited(t);
+	if (wait_process_exited(t) < 0)
+		return broken(b, "a task that died did not exit");
 	if (npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z')
 		status = pt.exit_code;
 	reap_children(r);
@@ -311,20 +308,31 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 {
 	const struct npg_cred *c = &d->cred;
 	gid_t groups[NPG_NGROUPS];
+	struct rlimit widest;
 
 	for (int g = 0; g < c->ngroups; g++)
 		groups[g] = map_id(r, c->groups[g]);
 	/*
-	 * The limit is lowered only after the uid switch: switching under the
-	 * scenario's limit could set PF_NPROC_EXCEEDED (flag_nproc_exceeded()),
-	 * and a task the scenario declares starts without it.
+	 * The scenario's limit is set only after the uid switch, and the
+	 * switch happens under the widest limit we may set: switching under a
+	 * lower one could set PF_NPROC_EXCEEDED (flag_nproc_exceeded()), and a
+	 * task the scenario declares starts without it. The switch clears the
+	 * effective capabilities of a task leaving uid 0 (cap_emulate_setxuid()),
+	 * so they are raised again from the kept permitted set for the limit:
+	 * raising a finite hard limit of root's to the scenario's needs
+	 * CAP_SYS_RESOURCE.
 	 */
-	if (syscall(SYS_setgroups, c->ngroups, groups) < 0 ||
+	widest.rlim_max = npg_cap_has(r->host->cap_eff, NPG_CAP_SYS_RESOURCE) ?
+			  RLIM_INFINITY : (rlim_t)r->host->nproc_hard;
+	widest.rlim_cur = widest.rlim_max;
+	if (setrlimit(RLIMIT_NPROC, &widest) < 0 ||
+	    syscall(SYS_setgroups, c->ngroups, groups) < 0 ||
 	    syscall(SYS_setresgid, map_id(r, c->gid.real), map_id(r, c->gid.eff),
 		    map_id(r, c->gid.saved)) < 0 ||
 	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 ||
 	    syscall(SYS_setresuid, map_id(r, c->uid.real), map_id(r, c->uid.eff),
 		    map_id(r, c->uid.saved)) < 0 ||
+	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
 	    setrlimit(RLIMIT_NPROC, lim) < 0)
 		return -1;
 	/* what the scenario asks, within what this machine's bounding set allows */
@@ -385,7 +393,7 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 		if (move_fd(r->exe_fd, NPG_PUPPET_EXE_FD) < 0 ||
 		    move_fd(sv[1], NPG_PUPPET_SOCK_FD) < 0)
 			_exit(111);
-		close_range(NPG_PUPPET_SOCK_FD + 1, ~0U, 0);
+		npg_close_from(NPG_PUPPET_SOCK_FD + 1);
 		signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
 		if (apply_initial(r, d, &lim) < 0) {
@@ -395,7 +403,7 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 		}
 		npg_puppet_main(NPG_PUPPET_SOCK_FD);
 	}
-	remember_pid(pid);
+	npg_teardown_remember(pid);
 	close(sv[1]);
 	t->sock = sv[0];
 	t->pid = t->tid = pid;
@@ -409,30 +417,131 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 	return 0;
 }
 
-static int spawn_fillers(struct npg_backend *b, struct real_priv *r, const struct npg_name *n)
+/*
+ * A filler is a process of a user's that the scenario does not drive (the
+ * user's `procs N`). It counts for the user only once its setresuid() has
+ * happened -- commit_creds() moves it to the new user's count -- so each
+ * one acknowledges the switch on a pipe, and the run starts only when all
+ * have: observing earlier would miss some. It then waits for the
+ * controller's end of the filler pipe to close.
+ */
+static void filler_main(const struct real_priv *r, uint32_t uid, int ack)
 {
-	uint32_t uid = map_id(r, n->id);
+	char c = 'k';
 
-	for (long i = 0; i < n->procs; i++) {
-		pid_t pid = fork();
-		char c;
+	close(r->filler_pipe[1]);
+	npg_puppet_test_delay();
+	if (syscall(SYS_setresgid, uid, uid, uid) < 0 ||
+	    syscall(SYS_setresuid, uid, uid, uid) < 0)
+		c = 'e';
+	if (write(ack, &c, 1) != 1 || c != 'k')
+		_exit(111);
+	close(ack);
+	while (read(r->filler_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
 
-		if (pid < 0) {
-			snprintf(b->error, sizeof(b->error), "fork: %s", strerror(errno));
+/* Read @n acknowledgements; -1 with b->error if one failed or none came in time */
+static int await_fillers(struct npg_backend *b, int ack, long n)
+{
+	char buf[4096];
+
+	while (n > 0) {
+		struct pollfd p = { .fd = ack, .events = POLLIN };
+		int ready = poll(&p, 1, ANSWER_TIMEOUT_MS);
+		ssize_t got;
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0) {
+			snprintf(b->error, sizeof(b->error), "%ld processes of the scenario's users "
+				 "did not switch their uid within %d s", n, ANSWER_TIMEOUT_MS / 1000);
 			return -1;
 		}
-		if (pid == 0) {
-			/* a process of the user's that the scenario does not drive: it
-			 * waits for the controller's end of the pipe to close */
-			close(r->filler_pipe[1]);
-			if (syscall(SYS_setresgid, uid, uid, uid) < 0 ||
-			    syscall(SYS_setresuid, uid, uid, uid) < 0)
-				_exit(111);
-			while (read(r->filler_pipe[0], &c, 1) < 0 && errno == EINTR)
-				;
-			_exit(0);
+		got = read(ack, buf, sizeof(buf) < (size_t)n ? sizeof(buf) : (size_t)n);
+		if (got <= 0) {
+			snprintf(b->error, sizeof(b->error), "a process of a scenario user died "
+				 "before switching its uid");
+			return -1;
 		}
-		remember_pid(pid);
+		if (memchr(buf, 'e', (size_t)got)) {
+			snprintf(b->error, sizeof(b->error), "a process of a scenario user could "
+				 "not switch its uid (setresuid failed)");
+			return -1;
+		}
+		n -= got;
+	}
+	return 0;
+}
+
+static int spawn_fillers(struct npg_backend *b, struct real_priv *r)
+{
+	const struct npg_scenario *sc = r->sc;
+	int ack[2];
+	long started = 0;
+	int rc = 0;
+
+	if (pipe2(ack, O_CLOEXEC) < 0) {
+		snprintf(b->error, sizeof(b->error), "pipe: %s", strerror(errno));
+		return -1;
+	}
+	for (int u = 0; u < sc->nnames && rc == 0; u++) {
+		const struct npg_name *n = &sc->names[u];
+
+		if (n->group || !n->procs || n->id == 0)
+			continue;
+		for (long i = 0; i < n->procs; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0) {
+				snprintf(b->error, sizeof(b->error), "fork of process %ld of %ld of "
+					 "user '%s': %s", i + 1, n->procs, n->name, strerror(errno));
+				rc = -1;
+				break;
+			}
+			if (pid == 0) {
+				close(ack[0]);
+				filler_main(r, map_id(r, n->id), ack[1]);
+			}
+			npg_teardown_remember(pid);
+			started++;
+		}
+	}
+	close(ack[1]);
+	/* after a failed fork too: the ones started must be settled before stop */
+	if (await_fillers(b, ack[0], started) < 0 && rc == 0)
+		rc = -1;
+	close(ack[0]);
+	return rc;
+}
+
+/*
+ * Refuse a scenario the machine cannot hold before making any process:
+ * a large `procs` could otherwise exhaust the machine's pids or its pids
+ * cgroup halfway, for us and for everybody else. A tenth of each limit
+ * (at least 64 tasks) stays for the rest of the machine.
+ */
+static int check_capacity(struct npg_backend *b, const struct real_priv *r)
+{
+	const struct npg_scenario *sc = r->sc;
+	struct npg_tasklimit lim[NPG_TASKLIMITS_MAX];
+	long need = sc->ntasks;
+	int n = npg_tasklimits_read(lim, NPG_TASKLIMITS_MAX);
+
+	for (int u = 0; u < sc->nnames; u++)
+		if (!sc->names[u].group && sc->names[u].id != 0)
+			need += sc->names[u].procs;
+	for (int i = 0; i < n; i++) {
+		long reserve = lim[i].limit / 10 > 64 ? lim[i].limit / 10 : 64;
+
+		if (lim[i].used + need + reserve <= lim[i].limit)
+			continue;
+		snprintf(b->error, sizeof(b->error),
+			 "the scenario needs up to %ld tasks at once, but %s is %ld with %ld in "
+			 "use (and %ld kept for the rest of the machine): not started", need,
+			 lim[i].what, lim[i].limit, lim[i].used, reserve);
+		return -1;
 	}
 	return 0;
 }
@@ -511,38 +620,31 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 			 pt.state == 'Z' ? " (a zombie its parent has not reaped yet)" : "");
 		return -1;
 	}
+	if (check_capacity(b, r) < 0)
+		return -1;
 	for (int u = 0; u < sc->nnames; u++)
 		r->count_uids[u] = map_id(r, sc->names[u].id);
-	/* orphans come to us, as to init, so that we reap them at once */
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
+	/*
+	 * Orphans come to us, as to init, so that we reap them at once.
+	 * Kernels before 3.4 have no child subreaper (EINVAL): their orphans
+	 * go to init, and real_stop() waits for the window to empty instead.
+	 */
+	r->subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+	if ((!r->subreaper && errno != EINVAL) ||
 	    (r->exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0 ||
 	    pipe2(r->filler_pipe, O_CLOEXEC) < 0) {
 		snprintf(b->error, sizeof(b->error), "setting up: %s", strerror(errno));
 		return -1;
 	}
-	install_cleanup_handlers();
-	for (int u = 0; u < sc->nnames; u++)
-		if (!sc->names[u].group && sc->names[u].procs && sc->names[u].id != 0 &&
-		    spawn_fillers(b, r, &sc->names[u]) < 0)
-			return -1;
+	npg_teardown_install();
+	npg_teardown_set_where(sc->file, 1, "starting the scenario's processes");
+	if (spawn_fillers(b, r) < 0)
+		return -1;
 	for (int i = 0; i < sc->ntasks; i++)
 		if (sc->tasks[i].initial && spawn_initial(b, r, i) < 0)
 			return -1;
 	mark_touched(r);
 	return 0;
-}
-
-static struct npg_result unreproducible(struct npg_backend *b, const char *why)
-{
-	snprintf(b->reason, sizeof(b->reason), "%s", why);
-	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
-}
-
-static struct npg_result broken(struct npg_backend *b, const char *what)
-{
-	snprintf(b->reason, sizeof(b->reason), "the backend lost its task: %s: %s", what,
-		 strerror(errno));
-	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
 }
 
 static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *r,
@@ -562,7 +664,7 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 	got = recv_timed(t->sock, &m, NULL);
 	if (got == 0) {
 		close(sv[0]);
-		return died(r, t);
+		return died(b, r, t);
 	}
 	if (got < 0 || m.kind != NPG_WIRE_RESULT) {
 		close(sv[0]);
@@ -581,7 +683,7 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 	c->tid = hello.tid;
 	c->created = c->alive = true;
 	if (st->op.code == NPG_OP_FORK) {
-		remember_pid(c->pid);
+		npg_teardown_remember(c->pid);
 		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	}
 	return (struct npg_result){ .kind = NPG_R_OK };
@@ -594,7 +696,8 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 		return broken(b, "send");
 	if (t->tid != t->pid) {
 		/* a thread leaves alone and is released at once */
-		wait_task_settled(t, true);
+		if (wait_task_settled(t, true) < 0)
+			return broken(b, "the thread did not exit");
 		t->alive = false;
 		t->gone = true;
 		t->exit_known = true;
@@ -603,7 +706,8 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 		t->sock = -1;
 		return (struct npg_result){ .kind = NPG_R_OK };
 	}
-	wait_process_exited(t);
+	if (wait_process_exited(t) < 0)
+		return broken(b, "the process did not exit");
 	t->alive = false;
 	mark_group_gone(r, t->pid, true);
 	reap_children(r);
@@ -620,7 +724,7 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 		return broken(b, "send");
 	got = recv_timed(t->sock, &m, NULL);
 	if (got == 0)
-		return died(r, t);
+		return died(b, r, t);
 	if (got < 0)
 		return broken(b, "execve");
 	if (m.kind == NPG_WIRE_RESULT)
@@ -672,7 +776,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 		return broken(b, "send");
 	got = recv_timed(t->sock, &m, NULL);
 	if (got == 0)
-		return died(r, t);
+		return died(b, r, t);
 	if (got < 0 || m.kind != NPG_WIRE_RESULT)
 		return broken(b, "answer");
 	if (st->op.code == NPG_OP_WAIT && m.result == NPG_R_OK) {
@@ -770,39 +874,83 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 	return true;
 }
 
+/*
+ * Reap until no child is left: every puppet, filler and (as a subreaper)
+ * orphan of the run ends up our child once its parent is gone. Killed
+ * again now and then, in case one was forked after the last sweep.
+ * Returns 0, or -1 if some were still there after STOP_TIMEOUT_MS.
+ */
+static int reap_everything(const struct real_priv *r)
+{
+	struct timespec pause = { 0, 1000000 };
+
+	for (int ms = 0; ms < STOP_TIMEOUT_MS; ) {
+		pid_t pid = waitpid(-1, NULL, WNOHANG | __WALL);
+
+		if (pid < 0 && errno == ECHILD)
+			return 0;
+		if (pid > 0)
+			continue;
+		nanosleep(&pause, NULL);
+		if (++ms % 100 == 0)
+			npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
+	}
+	return -1;
+}
+
+/* Without a subreaper, init reaps the orphans: wait until it has */
+static int await_empty_window(const struct real_priv *r)
+{
+	struct timespec pause = { 0, 2000000 };
+
+	for (int i = 0; i < STOP_TIMEOUT_MS / 2; i++) {
+		pid_t busy = npg_proc_find_uid_in_range(r->base, r->base + NPG_UID_WINDOW);
+
+		if (busy == 0)
+			return 0;
+		if (i % 50 == 0)
+			npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
+		nanosleep(&pause, NULL);
+	}
+	return -1;
+}
+
+/*
+ * Returns only when every process of the run is gone -- after a failed
+ * start too -- so that the next run finds the window empty.
+ */
 static void real_stop(struct npg_backend *b)
 {
 	struct real_priv *r = b->priv;
-	struct timespec pause = { 0, 2000000 };
 
 	if (!r)
 		return;
+	if (r->sc)
+		npg_teardown_set_where(r->sc->file, 0, "stopping");
 	if (r->tasks)
 		for (int i = 0; r->sc && i < r->sc->ntasks; i++) {
-			if (r->tasks[i].sock >= 0)
-				close(r->tasks[i].sock);
-			if (r->tasks[i].pidfd >= 0)
-				close(r->tasks[i].pidfd);
+			struct real_task *t = &r->tasks[i];
+
+			if (t->created && !t->gone && t->tid == t->pid)
+				kill(t->pid, SIGKILL);
+			if (t->sock >= 0)
+				close(t->sock);
+			if (t->pidfd >= 0)
+				close(t->pidfd);
 		}
+	/* the fillers end on EOF of their pipe; killing them is faster */
 	if (r->filler_pipe[1] >= 0)
 		close(r->filler_pipe[1]);
 	if (r->filler_pipe[0] >= 0)
 		close(r->filler_pipe[0]);
 	if (r->exe_fd >= 0)
 		close(r->exe_fd);
-	kill_remembered();
-	/* every puppet, filler and orphan ends up our child: reap them all */
-	for (int i = 0; i < 2500; i++) {
-		pid_t pid = waitpid(-1, NULL, WNOHANG | __WALL);
-
-		if (pid < 0 && errno == ECHILD)
-			break;
-		if (pid <= 0)
-			nanosleep(&pause, NULL);
-		if (i % 100 == 99)
-			npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
-	}
-	live_npids = 0;
+	npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
+	if (reap_everything(r) < 0 || (!r->subreaper && await_empty_window(r) < 0))
+		fprintf(stderr, "nprocguard: warning: processes of uids %u..%u were still "
+			"there %d s after the run ended\n", r->base, r->base + NPG_UID_WINDOW - 1,
+			STOP_TIMEOUT_MS / 1000);
+	npg_teardown_forget_all();
 	free(r->ids);
 	free(r->tasks);
 	free(r->touched);

@@ -41,6 +41,11 @@ int npg_wire_recv(int sock, struct npg_wire_msg *m, int *fd);
 /* capset() of the calling thread's effective and permitted sets (64-bit, raw). */
 long npg_puppet_capset(uint64_t eff, uint64_t prm);
 
+/* Tests only: sleep NPG_PUPPET_DELAY_MS before an effect (puppet.c). */
+void npg_puppet_test_delay(void);
+/* Close every descriptor from @first up, with or without close_range(). */
+void npg_close_from(int first);
+
 /* The puppet's command loop; never returns. */
 void npg_puppet_main(int sock) __attribute__((noreturn));
 

@@ -1,0 +1,151 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/real/teardown.h"
+
+#define MAX_PIDS 8192
+
+static volatile sig_atomic_t npids;
+static pid_t pids[MAX_PIDS];
+static volatile sig_atomic_t then_group;
+static const char *volatile where_file;
+static volatile sig_atomic_t where_line;
+static const char *volatile where_what;
+
+void npg_teardown_remember(pid_t pid)
+{
+	if (npids < MAX_PIDS) {
+		pids[npids] = pid;
+		npids = npids + 1;
+	}
+}
+
+void npg_teardown_forget_all(void)
+{
+	npids = 0;
+}
+
+void npg_teardown_set_group(pid_t pgid)
+{
+	then_group = pgid;
+}
+
+void npg_teardown_set_where(const char *file, int line, const char *what)
+{
+	where_file = NULL;	/* never a file with another run's line */
+	where_line = line;
+	where_what = what;
+	where_file = file;
+}
+
+/* --- async-signal-safe output --- */
+
+static void put(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0) {
+		ssize_t w = write(STDERR_FILENO, s, n);
+
+		if (w <= 0 && errno != EINTR)
+			return;
+		if (w > 0)
+			s += w, n -= (size_t)w;
+	}
+}
+
+static void put_int(long v)
+{
+	char buf[24], *p = buf + sizeof(buf) - 1;
+	bool neg = v < 0;
+	unsigned long u = neg ? -(unsigned long)v : (unsigned long)v;
+
+	*p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) && p > buf + 1);
+	if (neg)
+		*--p = '-';
+	put(p);
+}
+
+static const char *signame(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	case SIGQUIT: return "SIGQUIT";
+	}
+	return "a signal";
+}
+
+/*
+ * Closing every descriptor above stderr ends the puppets and fillers by
+ * themselves (they exit on EOF of their socket or pipe), including the
+ * ones not yet remembered; SIGKILL to those remembered only makes it
+ * faster. As a child subreaper we inherit every orphan, so waiting until
+ * ECHILD means every process of the run is gone -- zombies included --
+ * before the signal ends us. alarm() bounds the wait should a task hang in
+ * the kernel.
+ */
+static void close_descriptors(void)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
+#endif
+	for (int fd = 3; fd < 65536; fd++)	/* kernels before 5.9 */
+		close(fd);
+}
+
+static void on_fatal_signal(int sig)
+{
+	const char *file = where_file;
+
+	close_descriptors();
+	if (then_group > 0)
+		kill(-(pid_t)then_group, SIGKILL);
+	for (int i = 0; i < npids; i++)
+		kill(pids[i], SIGKILL);
+	alarm(10);
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
+	put("nprocguard: interrupted by ");
+	put(signame(sig));
+	if (file) {
+		put(" at ");
+		put(file);
+		put(":");
+		put_int(where_line);
+		if (where_what) {
+			put(" (");
+			put(where_what);
+			put(")");
+		}
+	}
+	put("; every task of the run was killed and reaped\n");
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void npg_teardown_install(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	static bool installed;
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+
+	if (installed)
+		return;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);	/* one handler at a time */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	installed = true;
+}

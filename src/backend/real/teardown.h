@@ -1,0 +1,28 @@
+/*
+ * Leaving nothing behind when the controller is interrupted. A SIGINT,
+ * SIGTERM, SIGHUP or SIGQUIT may arrive at any point of a real run --
+ * mid-step, while fillers start, while a --then command runs -- and the
+ * handler must still end every process the run made and say where the run
+ * stood. Everything here is async-signal-safe on the handler's side.
+ */
+#ifndef NPG_REAL_TEARDOWN_H
+#define NPG_REAL_TEARDOWN_H
+
+#include <sys/types.h>
+
+/* Catch the fatal signals (idempotent). */
+void npg_teardown_install(void);
+
+/* A process to SIGKILL on a fatal signal (best effort past a fixed number:
+ * the puppets and fillers also exit when the controller's sockets close). */
+void npg_teardown_remember(pid_t pid);
+void npg_teardown_forget_all(void);
+
+/* A process group to SIGKILL on a fatal signal (the --then command); 0 clears. */
+void npg_teardown_set_group(pid_t pgid);
+
+/* Where the run stands, for the message an interruption prints:
+ * "interrupted by SIGINT at FILE:LINE (WHAT)". @file must stay valid. */
+void npg_teardown_set_where(const char *file, int line, const char *what);
+
+#endif
