@@ -103,12 +103,18 @@ $(BUILD)/tests/inject: tests/exec/inject.c
 test: all
 	NPG_BUILD=$(abspath $(BUILD)) prove -f tests/run-unit.sh tests/cli/*.t
 
+# Both passes always run: a failure in the first must not hide the second's
+# results. One summary line per pass; the exit status fails if either did.
 check: deps
 	$(MAKE) --no-print-directory BUILD=build all
 	$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
-	NPG_BUILD=$(abspath build) prove tests/run-unit.sh tests/cli/*.t
+	@plain=passed; san=passed; \
+	NPG_BUILD=$(abspath build) prove tests/run-unit.sh tests/cli/*.t || plain=FAILED; \
 	NPG_BUILD=$(abspath build-san) ASAN_OPTIONS=detect_leaks=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove tests/run-unit.sh tests/cli/*.t
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove tests/run-unit.sh tests/cli/*.t || san=FAILED; \
+	echo "make check: plain build (build/): $$plain"; \
+	echo "make check: ASan+UBSan build (build-san/): $$san"; \
+	test $$plain = passed && test $$san = passed
 
 demo: deps
 	@$(MAKE) --no-print-directory -s $(BIN)

@@ -490,18 +490,21 @@ static bool needs_limits(bool tasks, const int *cols, int ncols, bool checking, 
 static int pin_action(bool pin)
 {
 	const char *path = npg_taskiter_pin_path(), *why = NULL;
+	bool mounted = false;
 
 	if (!pin) {
-		if (npg_taskiter_unpin(path) < 0) {
-			fprintf(stderr, "nprocguard status: %s: %s\n", path, strerror(errno));
+		if (npg_taskiter_unpin(path, &why) < 0) {
+			fprintf(stderr, "nprocguard status: %s: %s: %s\n", path, why, strerror(errno));
 			return NPG_EXIT_USAGE;
 		}
 		return NPG_EXIT_OK;
 	}
-	if (npg_taskiter_pin(path, &why) < 0) {
+	if (npg_taskiter_pin(path, &mounted, &why) < 0) {
 		fprintf(stderr, "nprocguard status: %s: %s: %s\n", path, why, strerror(errno));
 		return NPG_EXIT_USAGE;
 	}
+	if (mounted)
+		printf("nprocguard status: mounted a bpf filesystem at /sys/fs/bpf (mode 0700)\n");
 	printf("nprocguard status: BPF task iterator pinned at %s\n", path);
 	return NPG_EXIT_OK;
 }
@@ -509,15 +512,19 @@ static int pin_action(bool pin)
 /*
  * auto: the pinned iterator if there is one we may read, else /proc.
  * Loading an iterator costs about as much as reading /proc on a small
- * system, so only --source bpf does it.
+ * system, so only --source bpf does it. Something pinned that is not
+ * ours, or in a directory another user controls, is an error in every
+ * mode: falling back to /proc would hide the tampering.
  */
 static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limits)
 {
 	const char *pin = npg_taskiter_pin_path(), *why = NULL;
 	bool debug = getenv("NPROCGUARD_DEBUG") != NULL;
+	int rc;
 
 	if (strcmp(source, "proc") != 0 && (strcmp(source, "bpf") == 0 || npg_taskiter_pinned(pin))) {
-		if (npg_taskiter_scan(scan, pin, strcmp(source, "bpf") == 0, &why) == 0) {
+		rc = npg_taskiter_scan(scan, pin, strcmp(source, "bpf") == 0, &why);
+		if (rc == 0) {
 			if (debug)
 				fprintf(stderr, "nprocguard status: %zu tasks from the BPF iterator%s, "
 					"%zu processes it did not show read from /proc\n",
@@ -525,8 +532,8 @@ static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limit
 					scan->from_proc);
 			return 0;
 		}
-		if (strcmp(source, "bpf") == 0) {
-			fprintf(stderr, "nprocguard status: %s: %s\n", why, strerror(errno));
+		if (rc == -2 || strcmp(source, "bpf") == 0) {
+			fprintf(stderr, "nprocguard status: %s: %s\n", pin, why);
 			return -1;
 		}
 		/* a pin root keeps to itself is no news to other users */

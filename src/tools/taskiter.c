@@ -14,13 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "backend/real/procfs.h"
+#include "tools/bpfpin.h"
 #include "tools/taskiter-record.h"
 #include "tools/taskiter.h"
 #include "tools/usernames.h"
@@ -337,20 +340,58 @@ int npg_taskiter_read(struct npg_scan *s, int fd, const char **why)
 	return 0;
 }
 
+/*
+ * A new pass over the tasks from the iterator pinned at @path, once its
+ * directories and the object itself are checked. -1 with errno and @why;
+ * -2 if something is there that must not be read: another user's
+ * directory, or an object that is not our iterator.
+ */
+static int open_pinned(const char *path, const char **why)
+{
+	const char *name;
+	char objpath[4200];
+	int dfd = npg_pin_dir_open(path, false, &name, why), lfd, fd, err;
+
+	if (dfd < 0)
+		return errno == EPERM ? -2 : -1;
+	npg_pin_fd_path(dfd, name, objpath, sizeof(objpath));
+	lfd = bpf_obj_get(objpath);
+	err = errno;
+	close(dfd);
+	if (lfd < 0) {
+		*why = err == ENOENT ? "no BPF task iterator is pinned (nprocguard status --pin)"
+		       : err == EACCES || err == EPERM
+			       ? "the pinned BPF task iterator is not readable by this user"
+			       : "cannot open the pinned BPF task iterator";
+		errno = err;
+		return -1;
+	}
+	if (npg_pin_is_ours(lfd, why) < 0) {
+		err = errno;
+		close(lfd);
+		errno = err;
+		return err == EBADFD ? -2 : -1;
+	}
+	/* a session of the link checked, not of whatever the path names now */
+	fd = bpf_iter_create(lfd);
+	err = errno;
+	close(lfd);
+	if (fd < 0) {
+		*why = "cannot start the pinned BPF task iterator";
+		errno = err;
+	}
+	return fd;
+}
+
 int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const char **why)
 {
 	struct bpf_object *obj = NULL;
 	struct bpf_link *link = NULL;
 	int fd, rc, saved;
 
-	/* each open() of a pinned iterator starts a new pass over the tasks */
-	fd = open(pin, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && (errno != ENOENT || !may_load)) {
-		*why = errno == ENOENT ? "no BPF task iterator is pinned (nprocguard status --pin)"
-		       : errno == EACCES ? "the pinned BPF task iterator is not readable by this user"
-					 : "cannot open the pinned BPF task iterator";
-		return -1;
-	}
+	fd = open_pinned(pin, why);
+	if (fd == -2 || (fd < 0 && (errno != ENOENT || !may_load)))
+		return fd;
 	if (fd < 0) {
 		link = load_iterator(&obj, why);
 		if (!link)
@@ -379,43 +420,90 @@ int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const 
 	return rc;
 }
 
-int npg_taskiter_pin(const char *path, const char **why)
+int npg_taskiter_pin(const char *path, bool *mounted, const char **why)
 {
 	struct bpf_object *obj = NULL;
-	struct bpf_link *link = load_iterator(&obj, why);
-	int err;
+	struct bpf_link *link;
+	const char *name;
+	char objpath[4200];
+	struct statfs sf;
+	int dfd, rc, err = 0;
 
-	if (!link)
+	rc = npg_bpffs_ensure(path, why);
+	if (rc < 0)
 		return -1;
+	*mounted = rc == 1;
+	dfd = npg_pin_dir_open(path, true, &name, why);
+	if (dfd < 0)
+		return -1;
+	if (fstatfs(dfd, &sf) < 0 || sf.f_type != BPF_FS_MAGIC) {
+		close(dfd);
+		*why = "not on a mounted bpf filesystem (mount -t bpf -o mode=0700 bpf /sys/fs/bpf)";
+		errno = EINVAL;
+		return -1;
+	}
+	link = load_iterator(&obj, why);
+	if (!link) {
+		err = errno;
+		close(dfd);
+		errno = err;
+		return -1;
+	}
 	/* a pin from an older nprocguard is replaced, never read */
-	if (unlink(path) < 0 && errno != ENOENT) {
+	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT) {
 		err = errno;
 		*why = "cannot remove the old pin";
 		goto out;
 	}
-	err = -bpf_link__pin(link, path);	/* creates the parent directory in bpffs */
-	if (err)
-		*why = err == EINVAL ? "not on a mounted bpf filesystem (mount -t bpf bpf /sys/fs/bpf)"
-				     : "cannot pin the BPF task iterator";
+	npg_pin_fd_path(dfd, name, objpath, sizeof(objpath));
+	if (bpf_obj_pin(bpf_link__fd(link), objpath) < 0) {
+		err = errno;
+		*why = "cannot pin the BPF task iterator";
+	}
 out:
 	/* the pin holds its own reference to the link and program */
 	bpf_link__destroy(link);
 	bpf_object__close(obj);
+	close(dfd);
 	errno = err;
 	return err ? -1 : 0;
 }
 
-int npg_taskiter_unpin(const char *path)
+int npg_taskiter_unpin(const char *path, const char **why)
 {
-	char dir[4096];
+	const char *name;
+	char objpath[4200], dir[4096];
+	int dfd = npg_pin_dir_open(path, false, &name, why), lfd, err = 0;
 
-	if (unlink(path) < 0)
+	if (dfd < 0)
 		return -1;
+	npg_pin_fd_path(dfd, name, objpath, sizeof(objpath));
+	/* only our iterator is removed: anything else was put there by someone else */
+	lfd = bpf_obj_get(objpath);
+	if (lfd < 0) {
+		err = errno;
+		*why = err == ENOENT ? "no BPF task iterator is pinned there"
+				     : "cannot open the pinned BPF task iterator";
+	} else if (npg_pin_is_ours(lfd, why) < 0) {
+		err = errno;
+	} else if (unlinkat(dfd, name, 0) < 0) {
+		err = errno;
+		*why = "cannot remove the pin";
+	}
+	if (lfd >= 0)
+		close(lfd);
+	close(dfd);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	/* the directory --pin created for the default path, if nothing else is in it */
 	if (strcmp(path, NPG_TASKITER_PIN_DEFAULT) == 0) {
 		snprintf(dir, sizeof(dir), "%s", path);
-		if (rmdir(dirname(dir)) < 0 && errno != ENOTEMPTY && errno != EEXIST)
+		if (rmdir(dirname(dir)) < 0 && errno != ENOTEMPTY && errno != EEXIST) {
+			*why = "cannot remove the pin's directory";
 			return -1;
+		}
 	}
 	return 0;
 }

@@ -24,7 +24,9 @@ bool npg_taskiter_pinned(const char *path);
  * (listed in /proc but absent, or with fewer tasks than their thread
  * count) are read from /proc and counted in ->from_proc, so the result
  * is complete even where a kernel hides tasks from BPF iterators.
- * 0, or -1 with errno and a reason in @why.
+ * 0, or -1 with errno and a reason in @why; -2 (with @why) if what is
+ * pinned must not be read: in a directory another user controls, or not
+ * our iterator.
  */
 int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const char **why);
 
@@ -34,9 +36,14 @@ int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const 
  */
 int npg_taskiter_read(struct npg_scan *s, int fd, const char **why);
 
-/* Load the iterator and pin it at @path, replacing an older pin. 0 or -1 with errno. */
-int npg_taskiter_pin(const char *path, const char **why);
-/* Remove the pin at @path (and its directory if empty). 0 or -1 with errno. */
-int npg_taskiter_unpin(const char *path);
+/*
+ * Load the iterator and pin it at @path, replacing an older pin; under
+ * /sys/fs/bpf, mount bpffs there first if none is (@mounted says so).
+ * Directories are checked as src/tools/bpfpin.h says. 0 or -1 with errno
+ * and @why.
+ */
+int npg_taskiter_pin(const char *path, bool *mounted, const char **why);
+/* Remove our iterator's pin at @path (and its directory if empty). 0 or -1 with errno and @why. */
+int npg_taskiter_unpin(const char *path, const char **why);
 
 #endif

@@ -54,7 +54,8 @@ test_expect "a temporary seteuid drop and its return to root pass" '
 	run LD_PRELOAD="$HARDEN" "$A/temporary-seteuid" $U && test $rc -eq 0 && ! test -s "$TMP/err"
 '
 test_expect "an unprivileged probe of setuid(0) gets EPERM, not an abort" '
-	run "$NPG" exec -u $U -g $U -- env LD_PRELOAD="$HARDEN" "$A/probe-root" &&
+	R=$(reach_copy "$A/probe-root" "$NPG_BUILD/libnprocguard-harden.so") &&
+	run "$NPG" exec -u $U -g $U -- env LD_PRELOAD="$(NPG_BUILD=$R harden_preload)" "$R/probe-root" &&
 	test $rc -eq 0 && ! grep -q nprocguard-harden "$TMP/err"
 '
 test_expect "a multithreaded drop: every thread is checked, success passes" '

@@ -87,3 +87,12 @@ with_sleepers() {
 	pkill -u "$_ws_uid" sleep; wait 2>/dev/null
 	return $_ws_rc
 }
+
+# reach_copy FILE...: copies in $TMP/reach, for programs run as another
+# user: a clone may live under /root (mode 0700), which that user cannot
+# enter. $TMP becomes searchable by others (go+x, other bits unchanged);
+# its files keep their own modes. Prints the directory.
+reach_copy() {
+	mkdir -p "$TMP/reach" && chmod go+x "$TMP" && chmod 0755 "$TMP/reach" &&
+		cp "$@" "$TMP/reach/" && echo "$TMP/reach"
+}

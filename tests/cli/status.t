@@ -1,5 +1,13 @@
 #!/bin/sh
 # nprocguard status: exact figures on known tasks (made by the real backend).
+# As root the whole file runs in a private mount namespace: the --pin tests
+# mount their own bpffs at /sys/fs/bpf (and /proc with hidepid), so they
+# neither depend on nor change the host's mounts, and every mount and pin
+# goes with the namespace when the file ends, even on failure.
+if [ "$(id -u)" -eq 0 ] && [ -z "${NPG_STATUS_MNTNS:-}" ] &&
+	unshare -m --propagation private true 2>/dev/null; then
+	NPG_STATUS_MNTNS=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 BASE=$((NPG_TEST_UID_BASE + 500000))
 U1=$((BASE + 1))
@@ -7,7 +15,7 @@ U2=$((BASE + 2))
 FIX="$TOP/tests/cli/fixtures/status.npg"
 # our own pin path: an administrator's pinned iterator is neither used nor touched
 export NPROCGUARD_BPF_PIN=/sys/fs/bpf/npg-test-$$
-trap 'rm -f "$NPROCGUARD_BPF_PIN"; rm -rf "$TMP"' EXIT INT TERM HUP
+trap 'rm -f "${NPROCGUARD_BPF_PIN:-}"; rm -rf "$TMP"' EXIT INT TERM HUP
 
 test_expect "status lists root with its task count" '
 	expect_exit 0 "$NPG" status -r -n -o UID,TASKS &&
@@ -118,12 +126,32 @@ if [ "$SOURCES" = "proc bpf" ]; then
 		with_fixture "\"$NPG\" status --source proc -J -o UID,KCOUNT -u $U1 >$TMP/k0.json" &&
 		jq -e ".users == [{\"uid\": $U1, \"kcount\": null}]" "$TMP/k0.json" >/dev/null
 	'
+fi
+
+# The pin tests: inside this file's own mount namespace, with nothing
+# mounted at /sys/fs/bpf to begin with, at the default pin path.
+if [ "$SOURCES" = "proc bpf" ] && [ -n "${NPG_STATUS_MNTNS:-}" ]; then
+	unset NPROCGUARD_BPF_PIN
+	PIN=/sys/fs/bpf/nprocguard/tasks
+	while mountpoint -q /sys/fs/bpf; do umount -l /sys/fs/bpf || break; done
+	PLANT="$NPG_BUILD/tests/audit/plant-bpf-map"
+
+	# (bpffs makes its root sticky whatever the mode)
+	test_expect "--pin mounts bpffs (mode 0700) where nothing is mounted, as bpftool does" '
+		test "$(stat -f -c %T /sys/fs/bpf)" != bpf_fs &&
+		expect_exit 0 "$NPG" status --pin &&
+		grep -q "^nprocguard status: mounted a bpf filesystem at /sys/fs/bpf (mode 0700)$" "$TMP/stdout" &&
+		test "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs && test "$(stat -c %a /sys/fs/bpf)" = 1700 &&
+		test "$(stat -c "%u %a" /sys/fs/bpf/nprocguard)" = "0 755" &&
+		expect_exit 0 "$NPG" status --unpin && ! test -e /sys/fs/bpf/nprocguard
+	'
+	mountpoint -q /sys/fs/bpf || mount -t bpf -o mode=0700 bpf /sys/fs/bpf
 	test_expect "--pin pins the iterator, auto then reads it, --unpin removes it" '
 		expect_exit 0 "$NPG" status --pin &&
-		grep -q "pinned at $NPROCGUARD_BPF_PIN" "$TMP/stdout" && test -e "$NPROCGUARD_BPF_PIN" &&
+		grep -q "pinned at $PIN" "$TMP/stdout" && test -e "$PIN" &&
 		expect_exit 0 env NPROCGUARD_DEBUG=1 "$NPG" status -o UID &&
 		grep -q "from the BPF iterator (pinned)" "$TMP/stderr" &&
-		expect_exit 0 "$NPG" status --unpin && ! test -e "$NPROCGUARD_BPF_PIN"
+		expect_exit 0 "$NPG" status --unpin && ! test -e "$PIN"
 	'
 	test_expect "the pinned iterator gives the figures the /proc scan gives" '
 		"$NPG" status --pin >/dev/null &&
@@ -140,6 +168,51 @@ if [ "$SOURCES" = "proc bpf" ]; then
 	test_expect "--unpin without a pin fails and says so" '
 		expect_exit 2 "$NPG" status --unpin && grep -q "No such file" "$TMP/stderr"
 	'
+
+	# A bpffs mounted 1777 (a plain mount -t bpf) over ours, for the duration of "$@"
+	with_open_bpffs() {
+		mount -t bpf -o mode=1777 bpf /sys/fs/bpf || return 1
+		"$@"; _wob=$?
+		umount -l /sys/fs/bpf
+		return $_wob
+	}
+	hostile_dir_pin() {
+		setpriv --reuid=$U1 --regid=$U1 --clear-groups mkdir -m 0777 /sys/fs/bpf/nprocguard &&
+		expect_exit 2 "$NPG" status --pin &&
+		grep -q "/sys/fs/bpf/nprocguard is owned by uid $U1, not root: refusing" "$TMP/stderr" &&
+		! test -e "$PIN"
+	}
+	test_expect "--pin refuses a directory another user made first in a 1777 bpffs" '
+		with_open_bpffs hostile_dir_pin
+	'
+	hostile_dir_read() {
+		"$NPG" status --pin >/dev/null && chown $U1 /sys/fs/bpf/nprocguard &&
+		expect_exit 2 "$NPG" status -o UID &&
+		grep -q "owned by uid $U1, not root: refusing" "$TMP/stderr" &&
+		! grep -q "reading /proc instead" "$TMP/stderr" && ! test -s "$TMP/stdout" &&
+		expect_exit 2 "$NPG" status --unpin && test -e "$PIN"
+	}
+	test_expect "a pin in a directory another user owns is refused, not read, not silently replaced by /proc" '
+		with_open_bpffs hostile_dir_read
+	'
+	planted_object() {
+		mkdir -m 0755 /sys/fs/bpf/nprocguard && "$PLANT" "$PIN" &&
+		expect_exit 2 "$NPG" status -o UID &&
+		grep -q "the pin is a bpf-map, not nprocguard.s task iterator: refusing to read it" "$TMP/stderr" &&
+		! test -s "$TMP/stdout" &&
+		expect_exit 2 "$NPG" status --unpin && grep -q "refusing" "$TMP/stderr" && test -e "$PIN"
+	}
+	test_expect "an object planted at the pin path that is not our iterator is refused loudly" '
+		with_open_bpffs planted_object
+	'
+	test_expect "a symbolic link in place of the pin directory is refused" '
+		with_open_bpffs sh -c "ln -s /tmp /sys/fs/bpf/nprocguard && ! \"$NPG\" status --pin 2>$TMP/ln.err" &&
+		grep -q "not a directory (a symbolic link?): refusing" "$TMP/ln.err" && ! test -e /tmp/tasks
+	'
+elif [ "$SOURCES" = "proc bpf" ]; then
+	test_skip "--pin" "needs a private mount namespace (unshare -m) for its own bpffs"
+fi
+if [ "$SOURCES" = "proc bpf" ]; then
 	test_expect "bpf: in a child pid namespace, the namespace's pids and no task twice" '
 		unshare --pid --fork --mount-proc sh -c "
 			\"$NPG\" status --source bpf -t -r -n -o PID,TID >$TMP/ns-tasks &&
