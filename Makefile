@@ -23,11 +23,12 @@ endif
 
 LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*.c \
                src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c \
-               src/tools/*.c src/tools/audit/*.c src/privdrop/*.c src/machine/*.c))
+               src/tools/*.c src/tools/audit/*.c src/privdrop/*.c src/machine/*.c \
+               src/guest/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/tools/taskiter-obj.o
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/tools/taskiter-obj.o $(BUILD)/src/guest/init-blob.o
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA      := $(BUILD)/libnprocguard.a
@@ -64,6 +65,16 @@ $(BUILD)/bpf/taskiter.bpf.o: src/tools/bpf/taskiter.bpf.c src/tools/taskiter-rec
 $(BUILD)/src/tools/taskiter-obj.o: src/tools/taskiter-obj.S $(BUILD)/bpf/taskiter.bpf.o
 	@mkdir -p $(dir $@)
 	$(CC) -DNPG_TASKITER_OBJ='"$(BUILD)/bpf/taskiter.bpf.o"' -c $< -o $@
+
+# The guest's /init for `conform --kernel`: static, no sanitizers (it is PID 1
+# of a bare initramfs, on kernels as old as 3.0), linked in as plain bytes.
+$(BUILD)/guest/init: src/guest/init/init.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -D_GNU_SOURCE -O2 -static -o $@ $<
+
+$(BUILD)/src/guest/init-blob.o: src/guest/init-blob.S $(BUILD)/guest/init
+	@mkdir -p $(dir $@)
+	$(CC) -DNPG_GUEST_INIT='"$(BUILD)/guest/init"' -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^

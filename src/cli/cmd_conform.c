@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "guest/guest.h"
 #include "report/report.h"
 #include "runner/conform.h"
 #include "runner/random.h"
@@ -31,12 +32,20 @@ static void usage(void)
 	       " -f, --format FORMAT  text (default) or json\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
 	       "                      (default 3000000000)\n"
+	       "     --wait           wait for another run holding the same uid window\n"
+	       "                      instead of refusing to start\n"
 	       " -r, --random N       generate N random scenarios instead of reading files\n"
 	       " -s, --seed S         seed for --random (default 1)\n"
 	       " -o, --out DIR        where shrunk differing random scenarios go (default .)\n"
 	       " -q, --quiet          print only differences and the summary\n"
+	       "     --kernel IMAGE   boot the x86_64 kernel IMAGE under QEMU and compare\n"
+	       "                      there, as root in a minimal initramfs; the model is\n"
+	       "                      picked from the guest's release\n"
+	       "     --accel tcg|kvm  QEMU's accelerator (default tcg)\n"
+	       "     --guest-timeout S  give up on the guest after S seconds (default 3600)\n"
 	       " -h, --help           display this help\n\n"
-	       "Exit status: 0 no difference, 1 a difference, 2 usage error or no root.\n");
+	       "Exit status: 0 no difference, 1 a difference, 2 usage error or no root\n"
+	       "(with --kernel: also when the guest gave no result, which is said).\n");
 }
 
 struct conform_opts {
@@ -45,12 +54,14 @@ struct conform_opts {
 	uint32_t uid_base;
 	struct npg_host host;
 	bool quiet;
+	bool wait;
 };
 
 struct totals {
 	int scenarios;
 	struct npg_conform_stats stats;
 	bool broken;
+	bool stopped;		/* out of memory or stdout failed: no point going on */
 	bool first_json;
 };
 
@@ -90,63 +101,132 @@ static void count_only(const struct npg_run *run, const struct npg_diff *d, void
 	++*(int *)arg;
 }
 
-/* Run @sc on both backends; fills @run (caller frees). -1 if a backend failed to start. */
-static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
-		    struct npg_backend be[2], struct npg_column cols[2], struct npg_run *run)
+/* What a run of both backends goes through, statement by statement */
+struct conform_sink {
+	void (*emit)(const struct npg_run *, const struct npg_diff *, void *);
+	void *emit_arg;
+	struct npg_conform_stats st;
+	bool both_started;
+	/* text: the unreproducible lines, held back to follow the file's summary */
+	FILE *held;
+	char *held_buf;
+	size_t held_len;
+	bool json;		/* JSON: one object per file */
+	bool first_file, first_diff;
+	bool shrinking;		/* start failures are not told */
+};
+
+static int conform_begin(void *arg, const struct npg_run *run)
 {
+	struct conform_sink *cs = arg;
+
+	cs->both_started = run->cols[0].started && run->cols[1].started;
+	if (cs->both_started && cs->json) {
+		printf("%s\n    {\"file\": ", cs->first_file ? "" : ",");
+		npg_json_string(stdout, run->sc->file);
+		printf(", \"differences\": [");
+		cs->first_diff = true;
+	}
+	return ferror(stdout) ? NPG_REPORT_WRITE_ERROR : 0;
+}
+
+static int conform_statement(void *arg, const struct npg_run *run, int s,
+			     const struct npg_obs *obs)
+{
+	struct conform_sink *cs = arg;
+
+	if (!cs->both_started)
+		return 0;
+	npg_conform_diff(run, s, obs, 0, 1, cs->emit, cs->emit_arg, &cs->st);
+	if (cs->held)
+		npg_report_mismatches(cs->held, run, s, obs);
+	if (cs->held && ferror(cs->held))
+		return NPG_REPORT_NO_MEMORY;
+	return ferror(stdout) ? NPG_REPORT_WRITE_ERROR : 0;
+}
+
+/* Run @sc on both backends through @cs. npg_run_scenario()'s result. */
+static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
+		    struct conform_sink *cs)
+{
+	struct npg_backend be[2];
+	struct npg_column cols[2];
+	struct npg_run run;
+	struct npg_sink sink = { .begin = conform_begin, .statement = conform_statement, .arg = cs };
+	int rc;
+
 	npg_model_backend_init(&be[0], o->policy, o->host.cap_bnd);
 	npg_real_backend_init(&be[1], &o->host, o->uid_base);
 	snprintf(be[0].label, sizeof(be[0].label), "model %s", o->policy->name);
 	cols[0] = (struct npg_column){ .backend = &be[0], .policy_index = npg_policy_index(o->policy) };
 	cols[1] = (struct npg_column){ .backend = &be[1], .policy_index = npg_policy_index(o->policy) };
-	return npg_run_scenario(run, sc, cols, 2);
-}
-
-static void report_start_failure(const struct npg_run *run)
-{
-	for (int c = 0; c < run->ncols; c++)
-		if (!run->cols[c].started)
-			fprintf(stderr, "nprocguard conform: %s: %s: %s\n", run->sc->file,
-				run->cols[c].backend->label, run->cols[c].error);
-}
-
-static void conform_one(const struct conform_opts *o, const struct npg_scenario *sc,
-			struct totals *tot)
-{
-	struct npg_backend be[2];
-	struct npg_column cols[2];
-	struct npg_run run;
-	struct npg_conform_stats st = { 0 };
-	bool first = true;
-
-	if (run_both(o, sc, be, cols, &run) < 0) {
-		report_start_failure(&run);
-		tot->broken = true;
-		npg_run_free(&run);
-		return;
-	}
-	if (o->fmt == NPG_FORMAT_JSON) {
-		printf("%s\n    {\"file\": ", tot->first_json ? "" : ",");
-		npg_json_string(stdout, sc->file);
-		printf(", \"differences\": [");
-		npg_conform_diff(&run, 0, 1, emit_json, &first, &st);
-		printf("],\n     \"statements\": %d, \"agree\": %d, \"differ\": %d, "
-		       "\"unreproducible\": %d}", st.statements, st.agree, st.differ, st.unreproducible);
-		tot->first_json = false;
-	} else {
-		npg_conform_diff(&run, 0, 1, emit_text, NULL, &st);
-		if (!o->quiet)
-			printf("%s: %d statements: %d agree, %d differ, %d unreproducible here\n",
-			       sc->file, st.statements, st.agree, st.differ, st.unreproducible);
-		if (!o->quiet && st.unreproducible)
-			npg_report_mismatches(stdout, &run);
-	}
-	tot->scenarios++;
-	tot->stats.statements += st.statements;
-	tot->stats.agree += st.agree;
-	tot->stats.differ += st.differ;
-	tot->stats.unreproducible += st.unreproducible;
+	rc = npg_run_scenario(&run, sc, cols, 2, &sink);
+	if (rc == NPG_RUN_NOT_STARTED)
+		for (int c = 0; c < run.ncols; c++)
+			if (!run.cols[c].started && !cs->shrinking)
+				fprintf(stderr, "nprocguard conform: %s: %s: %s\n", sc->file,
+					run.cols[c].backend->label, run.cols[c].error);
 	npg_run_free(&run);
+	return rc;
+}
+
+/* 0, or -1 when nothing more can be written (out of memory, a write error: said) */
+static int conform_one(const struct conform_opts *o, const struct npg_scenario *sc,
+		       struct totals *tot)
+{
+	struct conform_sink cs = { .json = o->fmt == NPG_FORMAT_JSON,
+				   .first_file = tot->first_json };
+	struct npg_conform_stats *st = &cs.st;
+	int rc;
+
+	if (cs.json) {
+		cs.emit = emit_json;
+		cs.emit_arg = &cs.first_diff;
+	} else {
+		cs.emit = emit_text;
+	}
+	if (!cs.json && !o->quiet) {
+		cs.held = open_memstream(&cs.held_buf, &cs.held_len);
+		if (!cs.held) {
+			fprintf(stderr, "nprocguard conform: %s: out of memory\n", sc->file);
+			return -1;
+		}
+	}
+	rc = run_both(o, sc, &cs);
+	if (cs.held && fclose(cs.held) != 0 && rc == 0)
+		rc = NPG_REPORT_NO_MEMORY;
+	if (rc == NPG_RUN_NO_MEMORY || rc == NPG_REPORT_NO_MEMORY) {
+		fprintf(stderr, "nprocguard conform: %s: out of memory\n", sc->file);
+		free(cs.held_buf);
+		return -1;
+	}
+	if (rc == NPG_REPORT_WRITE_ERROR) {
+		free(cs.held_buf);
+		return -1;	/* said at exit, for every subcommand */
+	}
+	if (rc == NPG_RUN_NOT_STARTED) {
+		tot->broken = true;
+		free(cs.held_buf);
+		return 0;
+	}
+	if (cs.json) {
+		printf("],\n     \"statements\": %d, \"agree\": %d, \"differ\": %d, "
+		       "\"unreproducible\": %d}", st->statements, st->agree, st->differ,
+		       st->unreproducible);
+		tot->first_json = false;
+	} else if (!o->quiet) {
+		printf("%s: %d statements: %d agree, %d differ, %d unreproducible here\n",
+		       sc->file, st->statements, st->agree, st->differ, st->unreproducible);
+		if (st->unreproducible)
+			fwrite(cs.held_buf, 1, cs.held_len, stdout);
+	}
+	free(cs.held_buf);
+	tot->scenarios++;
+	tot->stats.statements += st->statements;
+	tot->stats.agree += st->agree;
+	tot->stats.differ += st->differ;
+	tot->stats.unreproducible += st->unreproducible;
+	return 0;
 }
 
 /* --- random --- */
@@ -159,20 +239,14 @@ static int differences_in(const struct conform_opts *o, const char *name, const 
 			  bool *parsed)
 {
 	struct npg_scenario *sc = npg_scenario_parse(name, text, strlen(text), NULL);
-	struct npg_backend be[2];
-	struct npg_column cols[2];
-	struct npg_run run;
-	struct npg_conform_stats st = { 0 };
 	int ndiff = 0;
+	struct conform_sink cs = { .emit = count_only, .emit_arg = &ndiff, .shrinking = true };
 
 	*parsed = sc != NULL;
 	if (!sc)
 		return 0;
-	if (run_both(o, sc, be, cols, &run) == 0)
-		npg_conform_diff(&run, 0, 1, count_only, &ndiff, &st);
-	else
+	if (run_both(o, sc, &cs) != 0)
 		ndiff = -1;
-	npg_run_free(&run);
 	npg_scenario_free(sc);
 	return ndiff;
 }
@@ -212,7 +286,7 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 	if (!text)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (int n = 0; n < count; n++) {
+	for (int n = 0; !tot->stopped && n < count; n++) {
 		struct npg_scenario *sc;
 		char name[64];
 
@@ -231,7 +305,8 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 			int before = tot->stats.differ;
 
 			quiet.quiet = true;
-			conform_one(&quiet, sc, tot);
+			if (conform_one(&quiet, sc, tot) < 0)
+				tot->broken = tot->stopped = true;
 			if (tot->stats.differ > before) {
 				struct shrink_ctx ctx = { o };
 				int tries = npg_shrink_lines(text, still_differs, &ctx);
@@ -257,13 +332,16 @@ int npg_cmd_conform(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "uid-base", required_argument, NULL, 'u' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ "random", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		NPG_GUEST_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct npg_guest_opts guest = { 0 };
 	struct conform_opts o = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
 	struct totals tot = { .first_json = true };
 	const char *outdir = ".";
@@ -286,6 +364,9 @@ int npg_cmd_conform(int argc, char **argv)
 				fprintf(stderr, "nprocguard conform: unknown format '%s'\n", optarg);
 				npg_usage_error("conform");
 			}
+			break;
+		case 'W':
+			o.wait = true;
 			break;
 		case 'u':
 			if (npg_parse_uid_base(optarg, &o.uid_base) < 0)
@@ -316,6 +397,12 @@ int npg_cmd_conform(int argc, char **argv)
 		case 'h':
 			usage();
 			return NPG_EXIT_OK;
+		case 0x100:
+		case 0x101:
+		case 0x102:
+			if (npg_guest_option(&guest, c, optarg) < 0)
+				npg_usage_error("conform");
+			break;
 		default:
 			npg_usage_error("conform");
 		}
@@ -325,7 +412,11 @@ int npg_cmd_conform(int argc, char **argv)
 		fprintf(stderr, "nprocguard conform: give scenario files or --random N\n");
 		npg_usage_error("conform");
 	}
+	if (guest.kernel)	/* the same, inside that kernel under QEMU */
+		return npg_guest_conform(&guest, argc, argv, optind);
 	if (npg_real_preflight(&o.host) < 0)
+		return NPG_EXIT_USAGE;
+	if (npg_real_claim_window("conform", o.uid_base, o.wait) < 0)
 		return NPG_EXIT_USAGE;
 	if (!o.policy) {
 		o.policy = o.host.policy ? o.host.policy : &npg_policy_linux_6;
@@ -350,8 +441,9 @@ int npg_cmd_conform(int argc, char **argv)
 		for (int i = 0; i < nfiles; i++)
 			if (!(sc[i] = npg_scenario_load(argv[optind + i], stderr)))
 				bad++;
-		for (int i = 0; !bad && i < nfiles; i++)
-			conform_one(&o, sc[i], &tot);
+		for (int i = 0; !bad && !tot.stopped && i < nfiles; i++)
+			if (conform_one(&o, sc[i], &tot) < 0)
+				tot.broken = tot.stopped = true;
 		for (int i = 0; i < nfiles; i++)
 			npg_scenario_free(sc[i]);
 		free(sc);

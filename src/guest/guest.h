@@ -1,0 +1,143 @@
+/*
+ * Running `nprocguard conform` inside another kernel: an initramfs holding
+ * this binary, its libraries and the scenarios is booted under QEMU, and
+ * the guest's report comes back over serial ports.
+ *
+ *   cpio.c       cpio "newc" archive writer, hashing what it writes
+ *   initramfs.c  what goes into the guest, cached by content hash
+ *   qemu.c       starting, watching and always killing QEMU
+ *   stream.c     the guest's status lines and the console diagnosis
+ *   guest.c      `conform --kernel`: the pieces above, end to end
+ */
+#ifndef NPG_GUEST_GUEST_H
+#define NPG_GUEST_GUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* --- cpio.c --- */
+struct npg_cpio {
+	FILE *f;
+	uint64_t hash;		/* FNV-1a of every byte written */
+	uint32_t ino;
+	uint64_t off;
+	char **dirs;		/* directories already written */
+	int ndirs;
+	char error[256];
+};
+
+/* @f NULL: only hash, to learn the name of an archive before writing it. */
+int npg_cpio_open(struct npg_cpio *c, FILE *f);
+/* Every missing parent of @path is added as a directory first. */
+int npg_cpio_dir(struct npg_cpio *c, const char *path);
+int npg_cpio_data(struct npg_cpio *c, const char *path, unsigned mode, const void *data,
+		  size_t len);
+int npg_cpio_file(struct npg_cpio *c, const char *path, unsigned mode, const char *src);
+/* The trailer; frees the directory list. */
+int npg_cpio_close(struct npg_cpio *c);
+
+/* --- initramfs.c --- */
+struct npg_initramfs_spec {
+	const char *exe;	/* the nprocguard to run in the guest */
+	const char *cwd;	/* its working directory there (the host's) */
+	char **argv;		/* its argv, argv[0] included */
+	int argc;
+	char **files;		/* scenario files to copy, at their host paths */
+	int nfiles;
+};
+
+/*
+ * Write to @out (a new file) the initramfs for @s: the part that depends
+ * only on the binary (/init, nprocguard, its libraries) is built once and
+ * reused from @cache_dir, named by the hash of its content; the part of
+ * this run (arguments, scenario files) is a second cpio archive appended
+ * to it, which the kernel unpacks over the first (init/initramfs.c reads
+ * archives until the end of the image).
+ */
+int npg_initramfs_write(const struct npg_initramfs_spec *s, const char *cache_dir,
+			const char *out, char *err, size_t errlen);
+/* $NPROCGUARD_CACHE, $XDG_CACHE_HOME/nprocguard, ~/.cache/nprocguard or /var/cache/nprocguard. */
+int npg_cache_dir(char *out, size_t len);
+
+/* --- stream.c --- */
+enum npg_guest_state { NPG_GUEST_BOOTING, NPG_GUEST_RUNNING, NPG_GUEST_DONE, NPG_GUEST_FAILED };
+
+struct npg_guest_status {
+	enum npg_guest_state state;
+	char release[128];	/* from "npg-guest: start RELEASE" */
+	int exit_status;	/* from "npg-guest: exit N" */
+	int signal;		/* from "npg-guest: signal N" */
+	char error[256];	/* from "npg-guest: error ..." */
+	char line[512];		/* a partial line */
+	size_t linelen;
+};
+
+/* Feed bytes read from the status port. */
+void npg_guest_status_feed(struct npg_guest_status *s, const char *buf, size_t len);
+/* Why the guest gave no result, from the tail of its console log @console. */
+void npg_guest_diagnose(const char *console, bool timed_out, double seconds, char *out, size_t len);
+
+/* --- qemu.c --- */
+struct npg_qemu_opts {
+	const char *qemu;	/* default qemu-system-x86_64 */
+	const char *kernel, *initrd;
+	const char *accel;	/* "tcg" unless asked */
+	int memory_mb;
+	int boot_timeout;	/* seconds until /init must have reported */
+	int timeout;		/* seconds for the whole run */
+	const char *console_log;
+};
+
+struct npg_qemu_result {
+	struct npg_guest_status status;
+	bool timed_out;		/* killed at a deadline */
+	int signal;		/* killed because we got this signal (SIGINT, SIGTERM, SIGHUP) */
+	int qemu_status;	/* QEMU's wait status */
+	double seconds;
+};
+
+/*
+ * Boot, copy the guest's stdout and stderr to ours as they come, fill @r.
+ * QEMU is dead when this returns, whatever happened. -1 on a host error
+ * (in @err), such as QEMU missing.
+ */
+int npg_qemu_run(const struct npg_qemu_opts *o, struct npg_qemu_result *r, char *err,
+		 size_t errlen);
+
+/* SIGINT, SIGTERM and SIGHUP recorded instead of fatal while a guest runs. */
+void npg_guest_catch_signals(void);
+/* The handlers before; re-raises a recorded signal (after the clean-up). */
+void npg_guest_release_signals(void);
+int npg_guest_pending_signal(void);
+
+/* --- guest.c --- */
+struct npg_guest_opts {
+	const char *kernel;	/* the image to boot */
+	const char *accel;	/* NULL: tcg */
+	int timeout;		/* 0: NPG_GUEST_TIMEOUT */
+};
+
+#define NPG_GUEST_TIMEOUT 3600
+#define NPG_GUEST_BOOT_TIMEOUT 180
+#define NPG_GUEST_MEMORY_MB 512
+
+/* The options of `conform` that stay on the host (they are not passed on). */
+#define NPG_GUEST_OPTIONS \
+	{ "kernel", required_argument, NULL, 0x100 }, \
+	{ "accel", required_argument, NULL, 0x101 }, \
+	{ "guest-timeout", required_argument, NULL, 0x102 }
+
+/* Parse one of those (@c is getopt_long's value); -1 (reported) on a bad value. */
+int npg_guest_option(struct npg_guest_opts *g, int c, const char *arg);
+
+/*
+ * `conform --kernel IMAGE ...`: run conform with the other options of
+ * @argv (as getopt_long left it: options before @optind, then scenario
+ * files) inside IMAGE, print its report, return its exit status (2 if the
+ * guest gave none, saying why).
+ */
+int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * /init of the guest that `nprocguard conform --kernel` boots: PID 1 of a
+ * minimal initramfs. Built static (no loader, no libraries), so it runs on
+ * any x86_64 kernel the image can boot, 3.0 included.
+ *
+ * It mounts /proc, /sys and /dev, runs /bin/nprocguard with the arguments
+ * in /npg-args, its stdout on the second serial port and its stderr on the
+ * third, reports on the fourth ("npg-guest: start RELEASE", then
+ * "npg-guest: exit N" or "npg-guest: signal N"), and powers the guest off.
+ * The first serial port stays the kernel's console, so the host can tell a
+ * panic from a hang from a kernel that never spoke.
+ *
+ * PID 1 must never exit (the kernel would panic), so every failure is
+ * reported on the status port and ends in a power-off.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define ARGS_FILE "/npg-args"
+#define ARGS_MAX 65536
+#define ARGV_MAX 1024
+
+static int status_fd = -1;
+
+__attribute__((format(printf, 1, 2)))
+static void say(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (status_fd >= 0 && len > 0)
+		(void)!write(status_fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
+}
+
+static noreturn void power_off(void)
+{
+	sync();
+	reboot(RB_POWER_OFF);
+	for (;;)
+		pause();
+}
+
+static noreturn void fail(const char *what)
+{
+	say("npg-guest: error %s: %s\n", what, strerror(errno));
+	power_off();
+}
+
+/*
+ * A serial port, raw: the tty layer would otherwise turn "\n" into "\r\n".
+ * Its node is made by hand when there is no devtmpfs (ttyS<n> is char 4:64+n).
+ */
+static int open_port(int n)
+{
+	char path[32];
+	struct termios t;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/ttyS%d", n);
+	fd = open(path, O_RDWR | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT && mknod(path, S_IFCHR | 0600, makedev(4, 64 + n)) == 0)
+		fd = open(path, O_RDWR | O_NOCTTY);
+	if (fd >= 0 && tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	return fd;
+}
+
+/* NUL-separated: the working directory, then nprocguard's argv. */
+static int read_args(char *buf, char **argv, char **cwd)
+{
+	int fd = open(ARGS_FILE, O_RDONLY), argc = 0;
+	ssize_t len;
+
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, ARGS_MAX - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	*cwd = buf;
+	for (char *p = buf + strlen(buf) + 1; p < buf + len && argc < ARGV_MAX - 1; p += strlen(p) + 1)
+		argv[argc++] = p;
+	argv[argc] = NULL;
+	return argc;
+}
+
+int main(void)
+{
+	static char args[ARGS_MAX];
+	char *argv[ARGV_MAX], *cwd;
+	struct utsname u;
+	int out, err, st = 0, null;
+	pid_t pid, w;
+
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);	/* may fail: nodes are made below */
+	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+	status_fd = open_port(3);
+	out = open_port(1);
+	err = open_port(2);
+	if (status_fd < 0 || out < 0 || err < 0)
+		fail("cannot open the serial ports ttyS1-ttyS3");
+	uname(&u);
+	say("npg-guest: start %s\n", u.release);
+	if (read_args(args, argv, &cwd) < 1)
+		fail("cannot read " ARGS_FILE);
+	null = open("/dev/null", O_RDWR);
+	if (null < 0 && mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)) == 0)
+		null = open("/dev/null", O_RDWR);
+	pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		if (chdir(cwd) < 0)
+			_exit(126);
+		dup2(null >= 0 ? null : out, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		execv("/bin/nprocguard", argv);
+		_exit(127);
+	}
+	/* PID 1 also reaps every orphan; only nprocguard's end matters. */
+	while ((w = wait(&st)) != pid)
+		if (w < 0 && errno != EINTR)
+			fail("wait");
+	tcdrain(out);
+	tcdrain(err);
+	if (WIFEXITED(st))
+		say("npg-guest: exit %d\n", WEXITSTATUS(st));
+	else
+		say("npg-guest: signal %d\n", WTERMSIG(st));
+	tcdrain(status_fd);
+	power_off();
+}

@@ -1,0 +1,285 @@
+/*
+ * What the guest needs, as an initramfs: the static /init, this nprocguard
+ * and the shared libraries ldd(1) says it loads (ld.so included, at the
+ * paths the loader will look for them), the mount points, then the run's
+ * arguments and scenario files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest/guest.h"
+
+extern const char npg_guest_init_start[], npg_guest_init_end[];
+
+#define LIBS_MAX 64
+#define ARGS_MAX 65536	/* the size /init reads */
+
+/* The libraries ldd lists for @exe, each at the path the loader opens. */
+static int ldd_libs(const char *exe, char libs[][4096], int max, char *err, size_t errlen)
+{
+	int fd[2], n = 0, st;
+	char line[8192];
+	pid_t pid;
+	FILE *f;
+
+	if (pipe2(fd, O_CLOEXEC) < 0)
+		return snprintf(err, errlen, "pipe: %s", strerror(errno)), -1;
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(fd[0]), close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		execlp("ldd", "ldd", exe, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	f = fdopen(fd[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "=> "), *end;
+
+		p = p ? p + 3 : line + strspn(line, " \t");
+		if (strstr(line, "not found")) {
+			snprintf(err, errlen, "%s: a library is not found: %s", exe, line);
+			n = -1;
+			continue;
+		}
+		if (*p != '/' || n < 0)
+			continue;	/* linux-vdso.so.1, "statically linked" */
+		end = strstr(p, " (");
+		if (end)
+			*end = '\0';
+		p[strcspn(p, "\n")] = '\0';
+		if (n >= max) {
+			snprintf(err, errlen, "%s: more than %d libraries", exe, max);
+			n = -1;
+			continue;
+		}
+		snprintf(libs[n++], 4096, "%s", p);
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fd[0]);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		if (n >= 0)
+			snprintf(err, errlen, "ldd %s failed (is ldd installed?)", exe);
+		return -1;
+	}
+	return n;
+}
+
+/* The part that depends on the binary only. */
+static int write_base(struct npg_cpio *c, const char *exe, char libs[][4096], int nlibs)
+{
+	static const char *const dirs[] = { "/dev", "/proc", "/sys", "/tmp", "/root", "/run" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (npg_cpio_dir(c, dirs[i]) < 0)
+			return -1;
+	if (npg_cpio_data(c, "/init", 0755, npg_guest_init_start,
+			  (size_t)(npg_guest_init_end - npg_guest_init_start)) < 0 ||
+	    npg_cpio_file(c, "/bin/nprocguard", 0755, exe) < 0)
+		return -1;
+	for (int i = 0; i < nlibs; i++)
+		if (npg_cpio_file(c, libs[i], 0755, libs[i]) < 0)
+			return -1;
+	return npg_cpio_close(c);
+}
+
+/* @path made absolute against @cwd, "." and ".." resolved by name. */
+static int guest_path(const char *cwd, const char *path, char *out, size_t len)
+{
+	char buf[8192], *save = NULL;
+	size_t n = 0;
+
+	if (snprintf(buf, sizeof(buf), "%s/%s", path[0] == '/' ? "" : cwd, path) >= (int)sizeof(buf))
+		return -1;
+	out[0] = '\0';
+	for (char *seg = strtok_r(buf, "/", &save); seg; seg = strtok_r(NULL, "/", &save)) {
+		if (strcmp(seg, ".") == 0)
+			continue;
+		if (strcmp(seg, "..") == 0) {
+			char *slash = strrchr(out, '/');
+
+			n = slash ? (size_t)(slash - out) : 0;
+			out[n] = '\0';
+			continue;
+		}
+		if (n + strlen(seg) + 2 > len)
+			return -1;
+		n += (size_t)snprintf(out + n, len - n, "/%s", seg);
+	}
+	if (n == 0)
+		snprintf(out, len, "/");
+	return 0;
+}
+
+/* Paths the guest mounts over: a scenario there would be hidden. */
+static bool hidden_in_guest(const char *path)
+{
+	static const char *const mounts[] = { "/proc", "/sys", "/dev", "/init", "/npg-args", "/bin/nprocguard" };
+
+	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+		size_t l = strlen(mounts[i]);
+
+		if (strncmp(path, mounts[i], l) == 0 && (path[l] == '\0' || path[l] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, char *err,
+		     size_t errlen)
+{
+	static char args[ARGS_MAX];
+	size_t len = 0;
+
+	if (npg_cpio_dir(c, s->cwd) < 0)
+		goto cpio_error;
+	for (int i = 0; i < s->nfiles; i++) {
+		char path[4096];
+
+		if (guest_path(s->cwd, s->files[i], path, sizeof(path)) < 0)
+			return snprintf(err, errlen, "%s: path too long", s->files[i]), -1;
+		if (hidden_in_guest(path))
+			return snprintf(err, errlen, "%s: the guest uses %s itself; copy the scenario "
+					"elsewhere", s->files[i], path), -1;
+		if (npg_cpio_file(c, path, 0644, s->files[i]) < 0)
+			goto cpio_error;
+	}
+	for (int i = -1; i < s->argc; i++) {
+		const char *a = i < 0 ? s->cwd : s->argv[i];
+		size_t l = strlen(a) + 1;
+
+		if (len + l >= sizeof(args))
+			return snprintf(err, errlen, "arguments longer than %d bytes", ARGS_MAX - 1), -1;
+		memcpy(args + len, a, l);
+		len += l;
+	}
+	if (npg_cpio_data(c, "/npg-args", 0644, args, len) < 0 || npg_cpio_close(c) < 0)
+		goto cpio_error;
+	return 0;
+cpio_error:
+	snprintf(err, errlen, "%s", c->error);
+	return -1;
+}
+
+static int copy_into(FILE *out, const char *src, char *err, size_t errlen)
+{
+	FILE *in = fopen(src, "rb");
+	char buf[65536];
+	size_t n;
+
+	if (!in)
+		return snprintf(err, errlen, "%s: %s", src, strerror(errno)), -1;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
+	if (ferror(in) || ferror(out)) {
+		snprintf(err, errlen, "copying %s: %s", src, strerror(errno));
+		fclose(in);
+		return -1;
+	}
+	fclose(in);
+	return 0;
+}
+
+/* The cached base archive for @exe: hashed first, written only if new. */
+static int base_archive(const char *exe, const char *cache_dir, char *path, size_t len,
+			char *err, size_t errlen)
+{
+	static char libs[LIBS_MAX][4096];
+	char tmp[4200];
+	struct npg_cpio c;
+	int nlibs = ldd_libs(exe, libs, LIBS_MAX, err, errlen), fd;
+	FILE *f;
+
+	if (nlibs < 0)
+		return -1;
+	npg_cpio_open(&c, NULL);
+	if (write_base(&c, exe, libs, nlibs) < 0)
+		return snprintf(err, errlen, "%s", c.error), -1;
+	if (snprintf(path, len, "%s/initramfs-%016llx.cpio", cache_dir,
+		     (unsigned long long)c.hash) >= (int)len)
+		return snprintf(err, errlen, "%s: path too long", cache_dir), -1;
+	if (access(path, R_OK) == 0)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s/.initramfs-XXXXXX", cache_dir);
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd), unlink(tmp);
+		return -1;
+	}
+	npg_cpio_open(&c, f);
+	if (write_base(&c, exe, libs, nlibs) < 0 || fclose(f) != 0) {
+		snprintf(err, errlen, "%s: %s", tmp, c.error[0] ? c.error : strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int npg_initramfs_write(const struct npg_initramfs_spec *s, const char *cache_dir,
+			const char *out, char *err, size_t errlen)
+{
+	char base[4200];
+	struct npg_cpio c;
+	FILE *f;
+	int ret;
+
+	if (base_archive(s->exe, cache_dir, base, sizeof(base), err, errlen) < 0)
+		return -1;
+	f = fopen(out, "wbx");
+	if (!f)
+		return snprintf(err, errlen, "%s: %s", out, strerror(errno)), -1;
+	ret = copy_into(f, base, err, errlen);
+	if (ret == 0) {
+		npg_cpio_open(&c, f);
+		ret = write_run(&c, s, err, errlen);
+	}
+	if (fclose(f) != 0 && ret == 0) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		ret = -1;
+	}
+	return ret;
+}
+
+int npg_cache_dir(char *out, size_t len)
+{
+	const char *env = getenv("NPROCGUARD_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	char *p;
+
+	if (env && *env)
+		snprintf(out, len, "%s", env);
+	else if (xdg && *xdg)
+		snprintf(out, len, "%s/nprocguard", xdg);
+	else if (home && *home)
+		snprintf(out, len, "%s/.cache/nprocguard", home);
+	else
+		snprintf(out, len, "/var/cache/nprocguard");
+	for (p = strchr(out + 1, '/');; p = strchr(p + 1, '/')) {
+		if (p)
+			*p = '\0';
+		if (mkdir(out, 0755) < 0 && errno != EEXIST)
+			return -1;
+		if (!p)
+			return 0;
+		*p = '/';
+	}
+}

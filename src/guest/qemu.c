@@ -1,0 +1,207 @@
+/*
+ * QEMU, started and watched so that the guest never outlives us: it runs
+ * in its own process group with PR_SET_PDEATHSIG, is killed at every
+ * deadline and on SIGINT/SIGTERM/SIGHUP, and is always reaped before
+ * npg_qemu_run() returns (npg_guest_catch_signals() must be in force).
+ *
+ * Serial ports: ttyS0 the kernel's console (a file, for the diagnosis),
+ * ttyS1 the guest's stdout, ttyS2 its stderr, ttyS3 /init's status lines;
+ * the last three are pipes, read as the guest writes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest/guest.h"
+
+#define POWER_OFF_GRACE 30	/* seconds from the exit status to QEMU's exit */
+
+static volatile sig_atomic_t got_signal;
+static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static struct sigaction saved[4];
+
+static void on_signal(int sig)
+{
+	if (sig != SIGPIPE)	/* a reader that went away is not a reason to stop */
+		got_signal = sig;
+}
+
+void npg_guest_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	got_signal = 0;
+	for (int i = 0; i < 4; i++)
+		sigaction(caught[i], &sa, &saved[i]);
+}
+
+int npg_guest_pending_signal(void)
+{
+	return got_signal;
+}
+
+void npg_guest_release_signals(void)
+{
+	for (int i = 0; i < 4; i++)
+		sigaction(caught[i], &saved[i], NULL);
+	if (got_signal)
+		raise(got_signal);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static noreturn void exec_qemu(const struct npg_qemu_opts *o, int pipes[3][2], pid_t parent)
+{
+	char console[4200], memory[32];
+	const char *qemu = o->qemu ? o->qemu : "qemu-system-x86_64";
+	int null = open("/dev/null", O_RDONLY);
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	for (int i = 0; i < 3; i++)
+		if (dup2(pipes[i][1], 3 + i) < 0)
+			_exit(127);
+	if (null >= 0)
+		dup2(null, 0);
+	snprintf(console, sizeof(console), "file:%s", o->console_log);
+	snprintf(memory, sizeof(memory), "%d", o->memory_mb);
+	execlp(qemu, qemu, "-accel", o->accel, "-m", memory, "-smp", "1", "-nodefaults",
+	       "-display", "none", "-no-reboot", "-net", "none", "-kernel", o->kernel, "-initrd",
+	       o->initrd, "-append", "console=ttyS0 panic=-1 quiet", "-serial", console,
+	       "-serial", "file:/proc/self/fd/3", "-serial", "file:/proc/self/fd/4", "-serial",
+	       "file:/proc/self/fd/5", (char *)NULL);
+	fprintf(stderr, "cannot run %s: %s\n", qemu, strerror(errno));
+	_exit(127);
+}
+
+static void copy_out(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;	/* our reader went away: keep reading the guest anyway */
+		buf += n, len -= (size_t)n;
+	}
+}
+
+/* Read what is there; false at EOF. */
+static bool pump(int fd, int i, struct npg_qemu_result *r)
+{
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN;
+	if (n == 0)
+		return false;
+	if (i == 2)
+		npg_guest_status_feed(&r->status, buf, (size_t)n);
+	else
+		copy_out(i == 0 ? 1 : 2, buf, (size_t)n);
+	return true;
+}
+
+static void watch(const struct npg_qemu_opts *o, pid_t pid, int rd[3], struct npg_qemu_result *r,
+		  double t0)
+{
+	double done_at = 0;
+	bool exited = false, open_[3] = { true, true, true };
+
+	while (!exited || open_[0] || open_[1] || open_[2]) {
+		struct pollfd p[3];
+		int n = 0, map[3];
+		double t = now() - t0;
+
+		if (!exited && got_signal) {
+			r->signal = got_signal;
+			break;
+		}
+		if (!exited && ((r->status.state == NPG_GUEST_BOOTING && t > o->boot_timeout) ||
+				t > o->timeout || (done_at > 0 && now() - done_at > POWER_OFF_GRACE))) {
+			r->timed_out = r->status.state != NPG_GUEST_DONE;
+			break;
+		}
+		for (int i = 0; i < 3; i++)
+			if (open_[i])
+				p[n] = (struct pollfd){ .fd = rd[i], .events = POLLIN }, map[n++] = i;
+		if (poll(p, (nfds_t)n, exited ? 1000 : 200) < 0 && errno != EINTR)
+			break;
+		for (int k = 0; k < n; k++)
+			if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
+				open_[map[k]] = pump(rd[map[k]], map[k], r);
+		if (r->status.state >= NPG_GUEST_DONE && done_at == 0)
+			done_at = now();
+		if (!exited && waitpid(pid, &r->qemu_status, WNOHANG) == pid)
+			exited = true;
+		if (exited && n > 0 && poll(p, (nfds_t)n, 0) == 0)
+			break;	/* QEMU is gone and nothing is left to read */
+	}
+	if (!exited) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &r->qemu_status, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
+int npg_qemu_run(const struct npg_qemu_opts *o, struct npg_qemu_result *r, char *err,
+		 size_t errlen)
+{
+	int pipes[3][2], rd[3], npipes = 0, ret = -1;
+	pid_t pid, parent = getpid();
+	double t0 = now();
+
+	memset(r, 0, sizeof(*r));
+	for (; npipes < 3; npipes++)
+		if (pipe2(pipes[npipes], O_CLOEXEC) < 0) {
+			snprintf(err, errlen, "pipe: %s", strerror(errno));
+			goto out;
+		}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		exec_qemu(o, pipes, parent);
+	for (int i = 0; i < 3; i++) {
+		close(pipes[i][1]);
+		pipes[i][1] = -1;
+		rd[i] = pipes[i][0];
+	}
+	watch(o, pid, rd, r, t0);
+	r->seconds = now() - t0;
+	ret = 0;
+	if (r->status.state == NPG_GUEST_BOOTING && WIFEXITED(r->qemu_status) &&
+	    WEXITSTATUS(r->qemu_status) == 127 && !r->timed_out && !r->signal) {
+		snprintf(err, errlen, "cannot run %s (apt-get install qemu-system-x86)",
+			 o->qemu ? o->qemu : "qemu-system-x86_64");
+		ret = -1;
+	}
+out:
+	for (int i = 0; i < npipes; i++) {
+		close(pipes[i][0]);
+		if (pipes[i][1] >= 0)
+			close(pipes[i][1]);
+	}
+	return ret;
+}
