@@ -31,13 +31,15 @@ static void usage(void)
 	printf("Usage:\n nprocguard audit [options] -- PROGRAM [ARGS...]\n\n"
 	       "Run PROGRAM (as root) under a seccomp supervisor that fails its privilege\n"
 	       "drops -- set*uid, set*gid, setgroups -- as the policy says, and watch whether\n"
-	       "it then acts with effective uid 0: execve, an open for writing, chmod, chown,\n"
-	       "unlink, rename, kill, bind or connect. Children and threads are followed.\n\n"
+	       "it then acts while it still holds uid 0 (effective, or a real or saved uid 0\n"
+	       "it can take back): execve, an open for writing, chmod, chown, unlink, rename,\n"
+	       "kill, bind or connect. Children and threads are followed.\n\n"
 	       "Options:\n"
 	       " -p, --policy POLICY  always (default): fail every drop with EAGAIN;\n"
-	       "                      once: fail the first only; linux-2.6: fail when the\n"
-	       "                      target user's real count reaches the caller's\n"
-	       "                      RLIMIT_NPROC (2.6.0-3.0); ow-2006: kill with SIGSEGV\n"
+	       "                      once: fail the first only; linux-2.6: fail every call\n"
+	       "                      the model of 2.6.0-3.0 fails (set_user(): the real uid\n"
+	       "                      changes to a user whose count, read from /proc, is at\n"
+	       "                      the caller's RLIMIT_NPROC); ow-2006: kill with SIGSEGV\n"
 	       "                      there instead\n"
 	       " -f, --format FORMAT  text (default) or json\n"
 	       " -t, --timeout SECS   end the run after SECS seconds (default 60)\n"
@@ -55,19 +57,30 @@ static void describe_exit(int status, char *buf, size_t len)
 		snprintf(buf, len, "exited %d", WEXITSTATUS(status));
 }
 
+/* How the process held root when it acted: "effective uid 0", or the uid it can take back */
+static void describe_holding(const struct npg_finding *f, char *buf, size_t len)
+{
+	if (f->uids[1] == 0)
+		snprintf(buf, len, "effective uid 0");
+	else
+		snprintf(buf, len, "%s uid 0 (uids %u %u %u: root can be taken back)",
+			 f->uids[0] == 0 ? "real" : "saved", f->uids[0], f->uids[1], f->uids[2]);
+}
+
 static void print_text(const struct npg_audit_options *o, const struct npg_audit_result *r)
 {
-	char exit[64];
+	char exit[64], holding[96];
 
 	describe_exit(r->exit_status, exit, sizeof(exit));
+	describe_holding(&r->finding, holding, sizeof(holding));
 	printf("nprocguard audit: %s\n", verdict_names[r->verdict]);
 	printf("  program: %s, policy %s, %s\n", o->argv[0], policy_names[o->policy], exit);
 	printf("  drops: %d attempted, %d failed by the policy\n", r->drops, r->failed);
 	if (r->killed_pid)
 		printf("  killed: pid %d by SIGSEGV at its failed drop (ow-2006)\n", (int)r->killed_pid);
 	if (r->found)
-		printf("  finding: %s(%s) with effective uid 0, %.6f s after the failed %s\n"
-		       "           at %s, pid %d\n", r->finding.syscall, r->finding.args,
+		printf("  finding: %s(%s) with %s, %.6f s after the failed %s\n"
+		       "           at %s, pid %d\n", r->finding.syscall, r->finding.args, holding,
 		       r->finding.seconds_after, r->finding.failed_call, r->finding.where,
 		       (int)r->finding.pid);
 	if (r->error[0])
@@ -96,7 +109,8 @@ static void print_json(const struct npg_audit_options *o, const struct npg_audit
 		npg_json_string(stdout, r->finding.failed_call);
 		printf(", \"where\": ");
 		npg_json_string(stdout, r->finding.where);
-		printf(", \"pid\": %d}", (int)r->finding.pid);
+		printf(", \"pid\": %d, \"uids\": [%u, %u, %u]}", (int)r->finding.pid,
+		       r->finding.uids[0], r->finding.uids[1], r->finding.uids[2]);
 	}
 	printf(",\n  \"note\": ");
 	npg_json_string(stdout, r->error);

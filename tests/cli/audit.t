@@ -62,6 +62,17 @@ test_expect "linux-2.6, user under its limit: the drop works: SAFE" '
 	audit linux-2.6 prlimit --nproc=2:2 "$A/unchecked-drop" $U "$TMP/o9" && verdict SAFE 0 &&
 	test "$(cat "$TMP/o9")" = "$U $U"
 '
+test_expect "linux-2.6: seteuid then setreuid (perl's \$< = \$> = X), user at its limit: the second call fails" '
+	with_sleepers $U audit linux-2.6 prlimit --nproc=3:3 "$A/seteuid-then-setreuid" $U "$TMP/o13"
+	verdict VULNERABLE 1 && grep -q "drops: 2 attempted, 1 failed by the policy" "$TMP/stdout" &&
+	grep -q "finding: openat(\"$TMP/o13\", for writing) with real uid 0 (uids 0 $U 0: root can be taken back), [0-9.]* s after the failed setreuid(" "$TMP/stdout" &&
+	test "$(cat "$TMP/o13")" = "0 $U"
+'
+test_expect "linux-2.6: seteuid then setreuid, user under its limit: both work: SAFE" '
+	audit linux-2.6 prlimit --nproc=3:3 "$A/seteuid-then-setreuid" $U "$TMP/o14" && verdict SAFE 0 &&
+	grep -q "drops: 2 attempted, 0 failed by the policy" "$TMP/stdout" &&
+	test "$(cat "$TMP/o14")" = "$U $U"
+'
 test_expect "ow-2006, user at its limit: KILLED by SIGSEGV" '
 	rm -f "$TMP/o10"
 	with_sleepers $U audit ow-2006 prlimit --nproc=2:2 "$A/unchecked-drop" $U "$TMP/o10"

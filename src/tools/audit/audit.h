@@ -32,6 +32,7 @@ struct npg_finding {
 	double seconds_after;		/* since the failed drop */
 	char where[320];		/* binary+offset (symbol) */
 	char failed_call[80];		/* the drop that had failed */
+	unsigned uids[3];		/* real, effective, saved uid when it acted */
 };
 
 struct npg_audit_result {

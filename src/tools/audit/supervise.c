@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <poll.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -29,6 +28,7 @@
 #include "backend/real/procfs.h"
 #include "backend/real/wire.h"
 #include "tools/audit/audit.h"
+#include "tools/audit/decide.h"
 
 #define NONE 0xffffffffu
 #define MAX_PROCS 512
@@ -52,7 +52,7 @@ struct supervisor {
 		pid_t tgid;
 		int nr;
 		uint64_t args[3];
-		int error;
+		struct npg_audit_decision decision;
 		double at;
 	} last;
 };
@@ -128,113 +128,38 @@ static struct proc_state *failed_drop_of(struct supervisor *s, pid_t tgid)
 	return NULL;
 }
 
-static bool is_gid_call(const char *name)
-{
-	return strstr(name, "gid") != NULL;
-}
-
 /*
- * The ids a set*id call asks for: r/e/s (-1 kept), and whether it changes
- * the real id. Returns false for setgroups (no ids).
+ * The calling thread as the model sees it: ids and capabilities of the
+ * thread, RLIMIT_NPROC and PF_NPROC_EXCEEDED, and -- when the policy reads
+ * them -- the counts of the users the call may move it to.
  */
-static bool requested(const char *name, const uint64_t *a, bool privileged, const unsigned cur[4],
-		      unsigned want[4])
+static int describe_caller(struct supervisor *s, pid_t tgid, pid_t tid,
+			   const struct npg_audit_call *call, struct npg_audit_caller *c)
 {
-	unsigned x = (unsigned)a[0], y = (unsigned)a[1], z = (unsigned)a[2];
+	struct npg_proc_task t;
+	npg_id uids[NPG_AUDIT_MAX_COUNTS];
+	long counts[NPG_AUDIT_MAX_COUNTS];
+	int n;
 
-	memcpy(want, cur, 4 * sizeof(unsigned));
-	if (strncmp(name, "setres", 6) == 0) {
-		if (x != NONE) want[0] = x;
-		if (y != NONE) want[1] = y;
-		if (z != NONE) want[2] = z;
-	} else if (strncmp(name, "setre", 5) == 0) {
-		if (x != NONE) want[0] = x;
-		if (y != NONE) want[1] = y;
-		if (x != NONE || (y != NONE && y != cur[0]))
-			want[2] = want[1];
-	} else if (strncmp(name, "setfs", 5) == 0) {
-		want[3] = x;
-		return true;
-	} else if (strcmp(name, "setuid") == 0 || strcmp(name, "setgid") == 0 ||
-		   strcmp(name, "setuid32") == 0 || strcmp(name, "setgid32") == 0) {
-		if (privileged)
-			want[0] = want[2] = x;
-		want[1] = x;
-	} else {
-		return false;	/* setgroups */
-	}
-	want[3] = want[1];
-	return true;
-}
-
-static void describe_call(const char *name, const uint64_t *a, char *buf, size_t len)
-{
-	if (strncmp(name, "setres", 6) == 0)
-		snprintf(buf, len, "%s(%d, %d, %d)", name, (int)a[0], (int)a[1], (int)a[2]);
-	else if (strncmp(name, "setre", 5) == 0)
-		snprintf(buf, len, "%s(%d, %d)", name, (int)a[0], (int)a[1]);
-	else if (strncmp(name, "setgroups", 9) == 0)
-		snprintf(buf, len, "%s(%d groups)", name, (int)a[0]);
-	else
-		snprintf(buf, len, "%s(%u)", name, (unsigned)a[0]);
-}
-
-/* RLIMIT_NPROC soft limit of a process, UINT64_MAX if unlimited or unknown */
-static uint64_t nproc_soft(pid_t tgid)
-{
-	uint64_t soft = UINT64_MAX, hard;
-
-	npg_proc_read_nproc(tgid, &soft, &hard);
-	return soft;
-}
-
-/*
- * A drop step: 0 to let it run, or an errno to fail it with. *kill is set
- * for ow-2006. Returns -1 when the call is not a drop step at all.
- */
-static int decide(struct supervisor *s, const char *name, const uint64_t *a,
-		  const struct task_ids *t, bool *kill)
-{
-	bool gid = is_gid_call(name);
-	int cap = gid ? CAP_SETGID : CAP_SETUID;
-	bool privileged = (t->cap_eff >> cap) & 1;
-	const unsigned *cur = gid ? t->gid : t->uid;
-	unsigned want[4];
-	bool ids = requested(name, a, privileged, cur, want);
-	bool drops = false;
-
-	*kill = false;
-	if (!privileged)
-		return -1;	/* moving among its own ids: nothing to fail */
-	if (!ids) {
-		drops = t->uid[1] == 0;	/* setgroups by root: part of a drop */
-	} else {
-		for (int i = 0; i < 4; i++)
-			if (want[i] != cur[i] && want[i] != 0)
-				drops = true;
-	}
-	if (!drops)
+	memset(c, 0, sizeof(*c));
+	if (npg_proc_read_task(tgid, tid, &t) < 0)
 		return -1;
-	switch (s->o->policy) {
-	case NPG_AUDIT_ALWAYS:
-		return EAGAIN;
-	case NPG_AUDIT_ONCE:
-		return s->r->failed == 0 ? EAGAIN : 0;
-	case NPG_AUDIT_LINUX_2_6:
-	case NPG_AUDIT_OW_2006: {
-		/* kernel/sys.c set_user(), 2.6.0 - 3.0 (seed 002): only a real-uid change */
-		uint32_t ruid = want[0];
-		long count;
-
-		if (gid || !ids || want[0] == cur[0] || ruid == 0)
-			return 0;
-		if (npg_proc_count_by_ruid(&ruid, 1, &count) < 0 ||
-		    (uint64_t)count < nproc_soft(t->tgid))
-			return 0;
-		*kill = s->o->policy == NPG_AUDIT_OW_2006;
-		return EAGAIN;
-	}
-	}
+	c->uid = (struct npg_ids){ t.uid[0], t.uid[1], t.uid[2], t.uid[3] };
+	c->gid = (struct npg_ids){ t.gid[0], t.gid[1], t.gid[2], t.gid[3] };
+	c->cap_effective = t.cap_eff;
+	c->cap_permitted = t.cap_prm;
+	c->cap_bset = t.cap_bnd;
+	c->nproc_exceeded = (t.flags & NPG_PF_NPROC_EXCEEDED) != 0;
+	if (npg_proc_read_nproc(tgid, &c->nproc_cur, &c->nproc_max) < 0)
+		return -1;
+	if (!npg_audit_policy_reads_counts(s->o->policy))
+		return 0;
+	n = npg_audit_count_uids(c, call, uids);
+	if (npg_proc_count_by_ruid(uids, n, counts) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		c->counts[i] = (struct npg_count){ .uid = uids[i], .count = counts[i] };
+	c->ncounts = n;
 	return 0;
 }
 
@@ -309,13 +234,15 @@ static void read_sockaddr(pid_t tid, uint64_t addr, uint64_t len, char *buf, siz
 }
 
 static void record_finding(struct supervisor *s, const struct seccomp_notif *req, const char *name,
-			   const struct proc_state *failed)
+			   const struct proc_state *failed, const struct task_ids *t)
 {
 	struct npg_finding *f = &s->r->finding;
 	int p = path_arg(name);
 	char path[256];
 
 	f->pid = (pid_t)req->pid;
+	for (int i = 0; i < 3; i++)
+		f->uids[i] = t->uid[i];
 	snprintf(f->syscall, sizeof(f->syscall), "%s", name);
 	if (p >= 0) {
 		read_string((pid_t)req->pid, req->data.args[p], path, sizeof(path));
@@ -371,12 +298,86 @@ static bool signals_itself(const char *name, const struct seccomp_notif *req,
 	return false;
 }
 
+static void describe_call(const char *name, const uint64_t *a, char *buf, size_t len)
+{
+	if (strncmp(name, "setres", 6) == 0)
+		snprintf(buf, len, "%s(%d, %d, %d)", name, (int)a[0], (int)a[1], (int)a[2]);
+	else if (strncmp(name, "setre", 5) == 0)
+		snprintf(buf, len, "%s(%d, %d)", name, (int)a[0], (int)a[1]);
+	else if (strncmp(name, "setgroups", 9) == 0)
+		snprintf(buf, len, "%s(%d groups)", name, (int)a[0]);
+	else
+		snprintf(buf, len, "%s(%u)", name, (unsigned)a[0]);
+}
+
+/* A trapped set*id call: the model decides; drops and failures are counted */
+static void handle_setid(struct supervisor *s, const struct seccomp_notif *req, const char *name,
+			 const uint64_t *args, const struct npg_audit_call *call, pid_t tgid,
+			 struct seccomp_notif_resp *resp)
+{
+	uint64_t key[3] = { args[0], args[1], args[2] };
+	bool same = s->last.tgid == tgid && s->last.nr == req->data.nr &&
+		    memcmp(s->last.args, key, sizeof(key)) == 0 && now() - s->last.at < 2.0;
+	struct npg_audit_decision d;
+
+	if (same) {
+		d = s->last.decision;	/* another thread of the same call: the same answer */
+	} else {
+		struct npg_audit_caller c;
+
+		/* a thread that is gone, or a model that cannot be built: the kernel decides */
+		if (describe_caller(s, tgid, (pid_t)req->pid, call, &c) < 0 ||
+		    npg_audit_decide(s->o->policy, s->r->failed, &c, call, &d) < 0 ||
+		    d.action == NPG_AUDIT_PASS)
+			return;
+		s->r->drops++;
+		s->last.tgid = tgid;
+		s->last.nr = req->data.nr;
+		memcpy(s->last.args, key, sizeof(key));
+		s->last.decision = d;
+		s->last.at = now();
+		if (d.action != NPG_AUDIT_ALLOW) {
+			struct proc_state *p = state_of(s, tgid, true);
+
+			s->r->failed++;
+			if (p && !p->failed) {
+				p->failed = true;
+				p->failed_at = now();
+				describe_call(name, args, p->failed_call,
+					      sizeof(p->failed_call));
+			}
+			if (d.action == NPG_AUDIT_KILL &&
+			    seccomp_notify_id_valid(s->fd, req->id) == 0) {
+				/* seed 003: force_sig(SIGSEGV, current) */
+				kill(tgid, SIGSEGV);
+				s->r->killed_pid = tgid;
+			}
+		}
+	}
+	if (d.action == NPG_AUDIT_FAIL || d.action == NPG_AUDIT_KILL) {
+		resp->flags = 0;
+		if (d.returns_id) {
+			resp->error = 0;
+			resp->val = d.id;
+		} else {
+			resp->error = -d.error;
+			resp->val = -1;
+		}
+	}
+}
+
+/* Still holds root after its failed drop: effective uid 0, or a real or saved uid 0 to take back */
+static bool holds_root(const struct task_ids *t)
+{
+	return t->uid[0] == 0 || t->uid[1] == 0 || t->uid[2] == 0;
+}
+
 static void handle(struct supervisor *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
 	char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+	struct npg_audit_call call;
 	struct task_ids t;
-	bool kill_it = false;
-	int error = 0;
+	uint64_t args[6];
 
 	resp->id = req->id;
 	resp->val = 0;
@@ -385,57 +386,16 @@ static void handle(struct supervisor *s, struct seccomp_notif *req, struct secco
 	s->r->notifications++;
 	if (!name || read_ids((pid_t)req->pid, &t) < 0)
 		goto out;
-	if (strncmp(name, "set", 3) == 0) {
-		uint64_t args[6];
-		uint64_t key[3] = { req->data.args[0], req->data.args[1], req->data.args[2] };
-
-		for (int i = 0; i < 6; i++)
-			args[i] = req->data.args[i];
-		bool same = s->last.tgid == t.tgid && s->last.nr == req->data.nr &&
-			    memcmp(s->last.args, key, sizeof(key)) == 0 && now() - s->last.at < 2.0;
-		int d;
-
-		if (same) {
-			error = s->last.error;	/* another thread of the same call: the same answer */
-		} else {
-			d = decide(s, name, args, &t, &kill_it);
-			if (d < 0)
-				goto out;
-			error = d;
-			s->r->drops++;
-			s->last.tgid = t.tgid;
-			s->last.nr = req->data.nr;
-			memcpy(s->last.args, key, sizeof(key));
-			s->last.error = error;
-			s->last.at = now();
-			if (error) {
-				struct proc_state *p = state_of(s, t.tgid, true);
-
-				s->r->failed++;
-				if (p && !p->failed) {
-					p->failed = true;
-					p->failed_at = now();
-					describe_call(name, args, p->failed_call,
-						      sizeof(p->failed_call));
-				}
-				if (kill_it && seccomp_notify_id_valid(s->fd, req->id) == 0) {
-					/* seed 003: force_sig(SIGSEGV, current) */
-					kill(t.tgid, SIGSEGV);
-					s->r->killed_pid = t.tgid;
-				}
-			}
-		}
-		if (error) {
-			resp->flags = 0;
-			resp->error = -error;
-			resp->val = -1;
-		}
-	} else if (!s->r->found && t.uid[1] == 0 && !signals_itself(name, req, &t) &&
+	for (int i = 0; i < 6; i++)
+		args[i] = req->data.args[i];
+	if (npg_audit_call_of(name, args, req->data.arch == SCMP_ARCH_X86, &call)) {
+		handle_setid(s, req, name, args, &call, t.tgid, resp);
+	} else if (!s->r->found && holds_root(&t) && !signals_itself(name, req, &t) &&
 		   !logs_to_syslog(name, req)) {
 		struct proc_state *failed = failed_drop_of(s, t.tgid);
 
 		if (failed)
-			record_finding(s, req, name, failed);
+			record_finding(s, req, name, failed, &t);
 	}
 out:
 	free(name);
