@@ -9,8 +9,11 @@
  * profile, memory. Such a failure -- or a "success" after which the ids
  * are not the ones asked for, in any thread -- is logged to stderr and
  * syslog and ends the process: NPROCGUARD_HARDEN=abort (default), kill,
- * or log (report and carry on). Calls the rules forbid (an unprivileged
- * setuid(0) probing whether root can be regained) fail with EPERM as usual.
+ * or log (report and carry on). Calls the rules forbid fail as usual and
+ * end nothing: an unprivileged setuid(0) probing whether root can be
+ * regained (EPERM), and inside a user namespace an id that is not mapped
+ * there (EINVAL) or setgroups() where /proc/self/setgroups says "deny"
+ * (EPERM) -- rootless containers make such calls and carry on.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -32,17 +35,31 @@
 
 #define NONE ((unsigned)-1)
 
-enum mode { MODE_ABORT, MODE_KILL, MODE_LOG };
+enum mode { MODE_ABORT, MODE_KILL, MODE_LOG, MODE_UNKNOWN };
 
 static enum mode harden_mode(void)
 {
 	const char *m = getenv("NPROCGUARD_HARDEN");
 
-	if (m && strcmp(m, "kill") == 0)
+	if (!m || !*m || strcmp(m, "abort") == 0)
+		return MODE_ABORT;
+	if (strcmp(m, "kill") == 0)
 		return MODE_KILL;
-	if (m && strcmp(m, "log") == 0)
+	if (strcmp(m, "log") == 0)
 		return MODE_LOG;
-	return MODE_ABORT;
+	return MODE_UNKNOWN;
+}
+
+/*
+ * A mistyped mode is said at start, not discovered when a drop fails: the
+ * library then keeps its safe default (abort) rather than guess.
+ */
+__attribute__((constructor)) static void check_mode(void)
+{
+	if (harden_mode() == MODE_UNKNOWN)
+		fprintf(stderr, "nprocguard-harden: %s[%d]: NPROCGUARD_HARDEN='%s' is not abort, kill "
+			"or log; a failed identity change will abort\n", program_invocation_short_name,
+			(int)getpid(), getenv("NPROCGUARD_HARDEN"));
 }
 
 /* The next definition of @name (libc's), looked up once */
@@ -79,7 +96,7 @@ static void *real(const char *name)
 /* Report, then end the process as configured; returns only in log mode. */
 static void fatal(const char *call, const char *what, int err)
 {
-	enum mode mode = harden_mode();
+	enum mode mode = harden_mode() == MODE_UNKNOWN ? MODE_ABORT : harden_mode();
 	static const char *const verbs[] = { "aborting", "killing the process", "continuing" };
 	char line[512];
 	sigset_t abrt;
@@ -111,6 +128,66 @@ static bool has_cap(int cap)
 	if (syscall(SYS_capget, &h, d) < 0)
 		return false;
 	return (d[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+/* The first line of /proc/self/@name into @buf; false if unreadable */
+static bool read_self(const char *name, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/*
+ * Does the caller's user namespace map @id (uid_map or gid_map)? An id it
+ * does not map is refused by the kernel with EINVAL before any other
+ * rule (make_kuid() in kernel/sys.c). Unreadable maps: assume mapped, as
+ * before user namespaces.
+ */
+static bool mapped(bool gid, unsigned id)
+{
+	char buf[4096];
+	const char *p = buf;
+	unsigned inside, outside, count;
+	int used;
+
+	if (id == NONE)
+		return true;
+	if (!read_self(gid ? "gid_map" : "uid_map", buf, sizeof(buf)))
+		return true;
+	while (sscanf(p, "%u %u %u%n", &inside, &outside, &count, &used) == 3) {
+		if (id >= inside && id - inside < count)
+			return true;
+		p += used;
+	}
+	return false;
+}
+
+/* setgroups() is refused in a user namespace whose /proc/self/setgroups is "deny" */
+static bool setgroups_allowed(void)
+{
+	char buf[16];
+
+	return !read_self("setgroups", buf, sizeof(buf)) || strncmp(buf, "deny", 4) != 0;
+}
+
+static bool all_mapped_groups(const gid_t *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!mapped(true, list[i]))
+			return false;
+	return true;
 }
 
 struct ids {
@@ -178,15 +255,23 @@ static bool all_threads_hold(bool gid, struct ids want)
 }
 
 /*
- * The common check after a set*id call. @permitted: the kernel's rules
- * allow it; @want: the ids it must have produced.
+ * The common check after a set*id call. @permitted: the kernel's
+ * permission rules allow it; @want: the ids it must have produced; @asked:
+ * the three ids passed (NONE for none), which the caller's user namespace
+ * must map -- looked at only after a failure, so a successful call costs
+ * no read of the map.
  */
-static int check(const char *call, bool gid, bool permitted, int rc, int err, struct ids want)
+static int check(const char *call, bool gid, bool permitted, int rc, int err, struct ids want,
+		 const unsigned asked[3])
 {
 	struct ids now;
 
-	if (!permitted)
-		return rc;	/* EPERM is the normal answer */
+	/* EPERM, or EINVAL for an id this namespace does not map, is the normal answer */
+	if (!permitted || (rc != 0 && !(mapped(gid, asked[0]) && mapped(gid, asked[1]) &&
+					mapped(gid, asked[2])))) {
+		errno = err;
+		return rc;
+	}
 	if (rc != 0) {
 		fatal(call, "failed", err);
 		errno = err;
@@ -221,7 +306,8 @@ static int do_setid(bool gid, unsigned id)
 	want.e = id;
 	rc = fn(id);
 	err = errno;
-	return check(call, gid, id != NONE && (priv || id == old.r || id == old.s), rc, err, want);
+	return check(call, gid, id != NONE && (priv || id == old.r || id == old.s), rc, err, want,
+		     (unsigned[]){ id, NONE, NONE });
 }
 
 static int do_setreid(bool gid, unsigned r, unsigned e)
@@ -242,7 +328,7 @@ static int do_setreid(bool gid, unsigned r, unsigned e)
 		want.s = want.e;
 	rc = fn(r, e);
 	err = errno;
-	return check(call, gid, ok, rc, err, want);
+	return check(call, gid, ok, rc, err, want, (unsigned[]){ r, e, NONE });
 }
 
 static int do_setresid(bool gid, const char *name, unsigned r, unsigned e, unsigned s)
@@ -263,7 +349,7 @@ static int do_setresid(bool gid, const char *name, unsigned r, unsigned e, unsig
 		want.s = s;
 	rc = fn(r, e, s);
 	err = errno;
-	return check(call, gid, ok, rc, err, want);
+	return check(call, gid, ok, rc, err, want, (unsigned[]){ r, e, s });
 }
 
 int setuid(uid_t uid) { return do_setid(false, uid); }
@@ -303,7 +389,7 @@ static int do_setfsid(bool gid, unsigned id)
 
 	prev = fn(id);
 	now = fn(NONE);
-	if (ok && id != NONE && (unsigned)now != id) {
+	if (ok && id != NONE && (unsigned)now != id && mapped(gid, id)) {
 		snprintf(call, sizeof(call), "%s(%u)", gid ? "setfsgid" : "setfsuid", id);
 		fatal(call, "left the fs id unchanged", 0);
 	}
@@ -346,8 +432,11 @@ int setgroups(size_t n, const gid_t *list)
 	int rc = fn(n, list), err = errno;
 
 	snprintf(call, sizeof(call), "setgroups(%zu groups)", n);
-	if (!ok)
+	/* the user namespace's rules, judged only when the call failed */
+	if (!ok || (rc != 0 && (!setgroups_allowed() || (list && !all_mapped_groups(list, n))))) {
+		errno = err;
 		return rc;
+	}
 	if (rc != 0)
 		fatal(call, "failed", err);
 	else if (!groups_are(list, (int)n))
@@ -362,14 +451,19 @@ int initgroups(const char *user, gid_t group)
 	bool ok = has_cap(CAP_SETGID);
 	gid_t want[512];
 	int n = 512, rc = fn(user, group), err = errno;
+	int listed = user ? getgrouplist(user, group, want, &n) : -1;
 	char call[128];
 
 	snprintf(call, sizeof(call), "initgroups(%.64s, %u)", user ? user : "(null)", (unsigned)group);
-	if (!ok)
+	/* glibc's initgroups() calls setgroups() inside libc, never through ours */
+	if (!ok || (rc != 0 && (!setgroups_allowed() ||
+				(listed >= 0 && !all_mapped_groups(want, (size_t)n))))) {
+		errno = err;
 		return rc;
+	}
 	if (rc != 0)
 		fatal(call, "failed", err);
-	else if (getgrouplist(user, group, want, &n) >= 0 && !groups_are(want, n))
+	else if (listed >= 0 && !groups_are(want, n))
 		fatal(call, "returned 0 but the group list is not the user's", 0);
 	errno = err;
 	return rc;

@@ -76,6 +76,27 @@ test_expect "with it, a thread left at uid 0 is caught" '
 	test $rc -eq 134 && ! test -e "$TMP/out7" &&
 	grep -q "setuid($U) returned 0 but a thread kept other ids; aborting" "$TMP/err"
 '
+# A user namespace mapping only root: setgroups is denied there, $U is unmapped
+if unshare -U -r true 2>/dev/null; then
+	test_expect "without the library, calls a user namespace refuses fail and the program carries on" '
+		run unshare -U -r "$A/userns-calls" $U && test $rc -eq 0 && ! test -s "$TMP/err"
+	'
+	test_expect "with it, they fail the same way: the kernel refused them by its rules, nothing is aborted" '
+		run LD_PRELOAD="$HARDEN" unshare -U -r "$A/userns-calls" $U &&
+		test $rc -eq 0 && ! grep -q nprocguard-harden "$TMP/err"
+	'
+	test_expect "a failure the namespace permits is still fatal inside it" '
+		run LD_PRELOAD="$HARDEN" unshare -U -r "$INJECT" setuid EAGAIN -- "$A/unchecked-drop" 0 "$TMP/ns-out"
+		test $rc -eq 134 && grep -q "setuid(0) failed: Resource temporarily unavailable; aborting" "$TMP/err"
+	'
+else
+	test_skip "harden in a user namespace" "unshare -U is not permitted here"
+fi
+test_expect "an unknown NPROCGUARD_HARDEN value is an error message, not a silent abort" '
+	run NPROCGUARD_HARDEN=abrot LD_PRELOAD="$HARDEN" "$A/checked-drop" $U "$TMP/out8" &&
+	test $rc -eq 0 && test "$(cat "$TMP/out8")" = "$U $U" &&
+	grep -q "^nprocguard-harden: checked-drop\[[0-9]*\]: NPROCGUARD_HARDEN=.abrot. is not abort, kill or log; a failed identity change will abort$" "$TMP/err"
+'
 test_expect "nothing is left running as the test user" '
 	test -z "$(ps -eo uid= | awk -v u=$U "\$1 == u")"
 '
