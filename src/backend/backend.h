@@ -8,6 +8,7 @@
 
 #include "model/model.h"
 #include "model/policy.h"
+#include "model/release.h"
 #include "scenario/scenario.h"
 
 struct npg_backend;
@@ -36,6 +37,8 @@ struct npg_backend {
 	char error[256];
 	char reason[256];
 	uint64_t cap_bset;	/* the capability bounding set tasks start with */
+	/* model: the point release it stands for, or NULL for the policy's rules */
+	const struct npg_release *release;
 	void *priv;
 };
 

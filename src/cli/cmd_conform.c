@@ -53,6 +53,8 @@ struct conform_opts {
 	enum npg_format fmt;
 	uint32_t uid_base;
 	struct npg_host host;
+	/* the running kernel's point release, when the model was picked from it */
+	const struct npg_release *release;
 	bool quiet;
 	bool wait;
 };
@@ -156,6 +158,7 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 	int rc;
 
 	npg_model_backend_init(&be[0], o->policy, o->host.cap_bnd);
+	be[0].release = o->release;
 	npg_real_backend_init(&be[1], &o->host, o->uid_base);
 	snprintf(be[0].label, sizeof(be[0].label), "model %s", o->policy->name);
 	cols[0] = (struct npg_column){ .backend = &be[0], .policy_index = npg_policy_index(o->policy) };
@@ -342,6 +345,7 @@ int npg_cmd_conform(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct npg_guest_opts guest = { 0 };
+	struct npg_release release;
 	struct conform_opts o = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
 	struct totals tot = { .first_json = true };
 	const char *outdir = ".";
@@ -420,9 +424,12 @@ int npg_cmd_conform(int argc, char **argv)
 		return NPG_EXIT_USAGE;
 	if (!o.policy) {
 		o.policy = o.host.policy ? o.host.policy : &npg_policy_linux_6;
+		if (npg_running_release(&release) == 0 && release.policy == o.policy)
+			o.release = &release;	/* a rule may depend on the point release */
 		if (o.fmt == NPG_FORMAT_TEXT && !o.quiet)
-			printf("model %s, picked for kernel %s (override with --policy)\n", o.policy->name,
-			       o.host.release);
+			printf("model %s%s%s, picked for kernel %s (override with --policy)\n",
+			       o.policy->name, o.release && o.release->why[0] ? " " : "",
+			       o.release ? o.release->why : "", o.host.release);
 	}
 	if (o.fmt == NPG_FORMAT_JSON) {
 		printf("{\n  \"kernel\": ");

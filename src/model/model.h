@@ -43,6 +43,8 @@ struct npg_count {
 
 struct npg_world {
 	const struct npg_policy *policy;
+	/* the policy's, unless the point release decides (model/release.c) */
+	bool setresuid_noop_fastpath;
 	int ntasks;
 	struct npg_task *tasks;
 	int ncounts;

@@ -133,7 +133,7 @@ struct npg_result npg_sys_setresuid(struct npg_world *w, int t, bool gid,
 	bool s_new = s != NPG_ID_NONE && !is_any_of(s, old);
 
 	/* 6.x: "check for no-op" -- returns before fsuid = euid */
-	if (w->policy->setresuid_noop_fastpath && (r == NPG_ID_NONE || r == old->real) &&
+	if (w->setresuid_noop_fastpath && (r == NPG_ID_NONE || r == old->real) &&
 	    (e == NPG_ID_NONE || (e == old->eff && e == old->fs)) &&
 	    (s == NPG_ID_NONE || s == old->saved))
 		return ok();

@@ -85,7 +85,9 @@ const struct npg_policy npg_policy_linux_6 = {
 	.summary = "ucounts: set*uid flags only over the limit (> L); execve re-checks; fork clears",
 	.has_flag = true,
 	/* present on the 6.18 kernel nprocguard conform was run on; found by
-	 * conform --random (scenarios/regression/setresuid-noop-keeps-fsuid.npg) */
+	 * conform --random (scenarios/regression/setresuid-noop-keeps-fsuid.npg).
+	 * Upstream 659c0ce1cb9e (6.3, and stable backports): for a running
+	 * kernel the point release decides (model/release.c) */
 	.setresuid_noop_fastpath = true,
 	.copy_process = copy_process,
 	.set_user = set_user,

@@ -1,0 +1,87 @@
+/*
+ * Rules that a stable point release changed inside an era.
+ *
+ * __sys_setresuid()/__sys_setresgid() "check for no-op": upstream commit
+ * 659c0ce1cb9efc7f58d380ca4bb2a51ae9e30553 ("kernel/sys.c: fix and improve
+ * control flow in __sys_setres[ug]id()", Ondrej Mosnacek, Cc: stable,
+ * Fixes: 1da177e4c3f4) returns 0 before prepare_creds() when every given id
+ * equals the current one and a given euid also equals the fsuid, so a
+ * setresuid(-1, -1, -1) or setresuid(-1, euid, -1) no longer resets a
+ * diverged fsuid/fsgid to the effective id. It reached mainline in 6.3
+ * (through mm-hotfixes) and stable on 2023-04-24: the 5.10 review series
+ * carries it as "[PATCH 5.10 33/68]" (5.10.179). The 5.15.109, 6.1.26 and
+ * 6.2.13 releases of the same stable batch are inferred to carry it too
+ * (not verified here); for older stable branches (5.4.y and before) the
+ * model assumes it absent. Measured under QEMU: Debian's 5.10.223 has it.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "model/policy.h"
+#include "model/release.h"
+
+struct backport {
+	int major, minor, patch;	/* first release of the branch with it */
+	const char *note;
+};
+
+/* Mainline from 6.3 on, and these stable branches from the point release given */
+static const struct backport noop_fastpath[] = {
+	{ 5, 10, 179, "stable review 2023-04-24, [PATCH 5.10 33/68]" },
+	{ 5, 15, 109, "inferred: the same stable batch" },
+	{ 6, 1, 26, "inferred: the same stable batch" },
+	{ 6, 2, 13, "inferred: the same stable batch" },
+};
+
+static bool has_noop_fastpath(const struct npg_release *r, const char **note)
+{
+	*note = "mainline 6.3";
+	if (r->major > 6 || (r->major == 6 && r->minor >= 3))
+		return true;
+	for (size_t i = 0; i < sizeof(noop_fastpath) / sizeof(noop_fastpath[0]); i++) {
+		const struct backport *b = &noop_fastpath[i];
+
+		if (r->major == b->major && r->minor == b->minor) {
+			*note = b->note;
+			return r->patch >= b->patch;
+		}
+	}
+	return false;
+}
+
+int npg_release_parse(struct npg_release *r, const char *release, const char *version)
+{
+	const char *deb = version ? strstr(version, "Debian ") : NULL;
+	const struct npg_policy *era;
+	const char *note;
+
+	memset(r, 0, sizeof(*r));
+	if (sscanf(release, "%d.%d.%d", &r->major, &r->minor, &r->patch) < 2)
+		return -1;
+	if (deb) {
+		int ma, mi, pa;
+
+		if (sscanf(deb + 7, "%d.%d.%d", &ma, &mi, &pa) == 3 && ma == r->major &&
+		    mi == r->minor)
+			r->patch = pa;
+	}
+	r->policy = npg_policy_for_release(release);
+	if (!r->policy)
+		return -1;
+	era = r->policy;
+	r->setresuid_noop_fastpath = has_noop_fastpath(r, &note);
+	if (r->setresuid_noop_fastpath != era->setresuid_noop_fastpath)
+		snprintf(r->why, sizeof(r->why), "%s the setresuid() no-op fast path of 659c0ce1cb9e "
+			 "(%s)", r->setresuid_noop_fastpath ? "with" : "without", note);
+	return 0;
+}
+
+int npg_running_release(struct npg_release *r)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		return -1;
+	return npg_release_parse(r, u.release, u.version);
+}

@@ -1,0 +1,30 @@
+/*
+ * A running kernel's release, down to the point release where a rule of
+ * the model depends on it: stable backports change behaviour inside an era.
+ */
+#ifndef NPG_MODEL_RELEASE_H
+#define NPG_MODEL_RELEASE_H
+
+#include <stdbool.h>
+
+struct npg_policy;
+
+struct npg_release {
+	int major, minor, patch;	/* the point release, e.g. 5.10.223 */
+	const struct npg_policy *policy;	/* the era: npg_policy_for_release() */
+	/* __sys_setresuid()'s "check for no-op" (upstream 659c0ce1cb9e) */
+	bool setresuid_noop_fastpath;
+	char why[200];			/* where the point release changed a rule, or "" */
+};
+
+/*
+ * @release is uname -r, @version uname -v (or NULL). Distribution kernels
+ * often keep the point release out of uname -r (Debian: "5.10.0-32-amd64")
+ * and put it in uname -v ("#1 SMP Debian 5.10.223-1 (2024-08-10)"); that
+ * one wins when present. -1 if no version number can be read.
+ */
+int npg_release_parse(struct npg_release *r, const char *release, const char *version);
+/* The same for the running kernel (uname(2)). */
+int npg_running_release(struct npg_release *r);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * The point release picks rules inside an era: the setresuid() no-op fast
+ * path of upstream 659c0ce1cb9e (mainline 6.3, stable backports), read
+ * from uname -r or, for Debian's kernels, from uname -v.
+ */
+#include <string.h>
+
+#include "model/policy.h"
+#include "model/release.h"
+#include "tap.h"
+
+static void release_is(const char *release, const char *version, const struct npg_policy *era,
+		       int patch, bool fastpath)
+{
+	struct npg_release r;
+
+	if (!tap_ok(npg_release_parse(&r, release, version) == 0, "%s parses", release))
+		return;
+	tap_ok(r.policy == era, "%s: era %s", release, era->name);
+	tap_is(r.patch, patch, "%s (%s): point release", release, version ? version : "no uname -v");
+	tap_ok(r.setresuid_noop_fastpath == fastpath, "%s (%s): no-op fast path %s", release,
+	       version ? version : "no uname -v", fastpath ? "present" : "absent");
+	tap_ok((r.why[0] != '\0') == (fastpath != era->setresuid_noop_fastpath),
+	       "%s: the refinement is explained exactly when it changes the era's rule", release);
+}
+
+int main(void)
+{
+	struct npg_release r;
+
+	release_is("3.0.8", NULL, &npg_policy_linux_2_6, 8, false);
+	release_is("5.10.178", NULL, &npg_policy_linux_3_1, 178, false);
+	release_is("5.10.179", NULL, &npg_policy_linux_3_1, 179, true);
+	release_is("5.10.0-32-amd64", "#1 SMP Debian 5.10.223-1 (2024-08-10)", &npg_policy_linux_3_1,
+		   223, true);
+	release_is("5.10.0-32-amd64", NULL, &npg_policy_linux_3_1, 0, false);
+	release_is("5.4.250", NULL, &npg_policy_linux_3_1, 250, false);
+	release_is("5.15.24", NULL, &npg_policy_linux_5_14, 24, false);
+	release_is("5.17.3", NULL, &npg_policy_linux_6, 3, false);
+	release_is("6.1.0-50-amd64", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.176-1 (2025-01-01)",
+		   &npg_policy_linux_6, 176, true);
+	release_is("6.1.25", NULL, &npg_policy_linux_6, 25, false);
+	release_is("6.3", NULL, &npg_policy_linux_6, 0, true);
+	release_is("6.18.44-fc-v1147", "#1 SMP", &npg_policy_linux_6, 44, true);
+	tap_ok(npg_release_parse(&r, "garbage", NULL) < 0, "a release without a version is refused");
+	tap_ok(npg_release_parse(&r, "", "Debian 5.10.1") < 0, "an empty release is refused");
+	return tap_done();
+}
