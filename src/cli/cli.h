@@ -9,6 +9,7 @@
 #define NPG_EXIT_FAILED 1	/* an expectation failed, a difference was found */
 #define NPG_EXIT_USAGE 2	/* bad usage or bad input */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct npg_host;
@@ -30,5 +31,8 @@ long npg_parse_policy_list(const char *arg);
 int npg_parse_uid_base(const char *arg, uint32_t *out);
 /* Probe the host for the real backend: root, /proc. Reports and returns -1 if unusable. */
 int npg_real_preflight(struct npg_host *host);
+/* Hold the uid window's lock for the rest of the process (see uidlock.h);
+ * with @wait, wait for its holder. Reports and returns -1 if refused. */
+int npg_real_claim_window(const char *cmd, uint32_t base, bool wait);
 
 #endif

@@ -1,11 +1,15 @@
 /* nprocguard run: scenarios on the model, one column per policy. */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
+#include <unistd.h>
 #include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/real/teardown.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "runner/run.h"
@@ -25,7 +29,10 @@ static void usage(void)
 	       "                      (default 3000000000)\n"
 	       " -T, --then COMMAND   with --real: run COMMAND (sh -c) after the last step,\n"
 	       "                      while the scenario's tasks still exist; NPG_UID_BASE\n"
-	       "                      is set in its environment\n"
+	       "                      is set in its environment; it runs in a process\n"
+	       "                      group of its own, killed when it ends\n"
+	       "     --wait           with --real: wait for another run holding the same\n"
+	       "                      uid window instead of refusing to start\n"
 	       " -h, --help           display this help\n\n"
 	       "With one policy, text output is a step-by-step trace; with several, a\n"
 	       "side-by-side table, one column per policy.\n\n"
@@ -42,25 +49,51 @@ struct run_options {
 	enum npg_format fmt;
 	bool real;
 	const char *then;
+	bool wait;
 	uint32_t uid_base;
 	struct npg_host host;
 };
 
-/* --then: a command that looks at the live tasks (the status tests use it) */
+/*
+ * --then: a command that looks at the live tasks (the status tests use
+ * it). Not system(3): that ignores SIGINT and blocks SIGCHLD while the
+ * command runs, so an interrupted run would carry on and exit 0. The
+ * command gets a process group of its own, which the teardown kills --
+ * with whatever it left running -- on SIGINT/SIGTERM and when it ends.
+ */
 static void run_then(struct npg_backend *b, void *arg)
 {
 	const struct run_options *opt = arg;
 	char base[16];
-	int rc;
+	int status;
+	pid_t pid, w;
 
 	(void)b;
 	snprintf(base, sizeof(base), "%u", opt->uid_base);
-	setenv("NPG_UID_BASE", base, 1);
 	fflush(stdout);
-	rc = system(opt->then);
-	if (rc != 0)
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "nprocguard run: --then: fork: %s\n", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		setenv("NPG_UID_BASE", base, 1);
+		execl("/bin/sh", "sh", "-c", opt->then, (char *)NULL);
+		fprintf(stderr, "nprocguard run: --then: /bin/sh: %s\n", strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);	/* both sides: whichever runs first */
+	npg_teardown_set_group(pid);
+	npg_teardown_set_phase("the --then command, after the last step");
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL);	/* what it left in the background */
+	npg_teardown_set_group(0);
+	if (w == pid && status != 0)
 		fprintf(stderr, "nprocguard run: --then command exited with status %d\n",
-			WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc));
+			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
 static void run_one(const struct npg_scenario *sc, const struct run_options *opt,
@@ -118,6 +151,7 @@ int npg_cmd_run(int argc, char **argv)
 		{ "real", no_argument, NULL, 'R' },
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "then", required_argument, NULL, 'T' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -138,6 +172,9 @@ int npg_cmd_run(int argc, char **argv)
 			break;
 		case 'T':
 			opt.then = optarg;
+			break;
+		case 'W':
+			opt.wait = true;
 			break;
 		case 'u':
 			if (npg_parse_uid_base(optarg, &opt.uid_base) < 0)
@@ -167,6 +204,8 @@ int npg_cmd_run(int argc, char **argv)
 	}
 	if (opt.real && npg_real_preflight(&opt.host) < 0)
 		return NPG_EXIT_USAGE;
+	if (opt.real && npg_real_claim_window("run", opt.uid_base, opt.wait) < 0)
+		return NPG_EXIT_FAILED;
 	nfiles = argc - optind;
 	if (nfiles == 0) {
 		fprintf(stderr, "nprocguard run: no scenario file given\n");

@@ -9,6 +9,7 @@
 
 #include "backend/real/wire.h"
 #include "backend/backend.h"
+#include "backend/real/uidlock.h"
 #include "cli/cli.h"
 #include "model/policy.h"
 
@@ -106,6 +107,17 @@ int npg_real_preflight(struct npg_host *host)
 	if (!host->root) {
 		fprintf(stderr, "nprocguard: the real backend needs root: it creates processes "
 			"of other users and sets their credentials\n");
+		return -1;
+	}
+	return 0;
+}
+
+int npg_real_claim_window(const char *cmd, uint32_t base, bool wait)
+{
+	char err[512];
+
+	if (npg_uid_window_lock(base, wait, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nprocguard %s: %s\n", cmd, err);
 		return -1;
 	}
 	return 0;

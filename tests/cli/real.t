@@ -78,6 +78,16 @@ test_expect "a wrong model is caught: linux-3.1 differs from this kernel on the 
 	grep -q "07-off-by-one.npg:21: b: setuid www: flag: model set, kernel clear" "$TMP/stdout"
 '
 
+test_expect "every asynchronous effect is acknowledged before the next observation" '
+	NPG_PUPPET_DELAY_MS=150 expect_exit 0 "$NPG" run --real -u $BASE \
+		"$S/regression/every-async-effect.npg" && no_leftovers
+'
+
+test_expect "with every puppet effect delayed, the seed scenarios still hold" '
+	NPG_PUPPET_DELAY_MS=20 expect_exit 0 "$NPG" run --real -u $BASE "$S"/article/*.npg &&
+	no_leftovers
+'
+
 test_expect "a busy uid window is refused" '
 	setpriv --reuid=$((BASE + 1)) --regid=$((BASE + 1)) --clear-groups sleep 30 &
 	pid=$!
@@ -85,6 +95,96 @@ test_expect "a busy uid window is refused" '
 	expect_exit 1 "$NPG" run --real -u $BASE "$S/article/01-cgiwrap.npg"; rc=$?
 	kill $pid; wait $pid 2>/dev/null
 	test $rc -eq 0 && grep -q "already runs with a uid in $BASE" "$TMP/stdout"
+'
+
+# A scenario that runs until killed: the SIGKILL and SIGTERM tests, and the
+# lock tests, which need a run that holds its window for a while.
+slow_scenario() {
+	printf "user root 0\nuser u 1000 procs 2\ntask d uid root\n"
+	i=0
+	while [ $i -lt 200 ]; do printf "d: fork c%d\nd: wait c%d\n" $i $i; i=$((i + 1)); done
+}
+slow_scenario >"$TMP/slow.npg"
+
+# start_holder: a slow run in the background, once it holds its window
+start_holder() {
+	NPG_PUPPET_DELAY_MS=100 "$NPG" run --real -u $BASE "$TMP/slow.npg" >/dev/null 2>&1 &
+	holder=$!
+	i=0
+	while [ "$(in_window)" -eq 0 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+stop_holder() {
+	kill -TERM $holder 2>/dev/null; wait $holder 2>/dev/null
+	true
+}
+
+test_expect "a second run on the same uid window is refused, naming the holder" '
+	start_holder
+	expect_exit 1 "$NPG" run --real -u $BASE "$S/article/01-cgiwrap.npg"; rc=$?
+	stop_holder
+	test $rc -eq 0 && grep -q "are in use by another real run (nprocguard pid $holder" "$TMP/stderr" &&
+	no_leftovers
+'
+
+test_expect "an overlapping window is refused too, and conform says so" '
+	start_holder
+	expect_exit 2 "$NPG" conform -u $((BASE + 100)) "$S/article/01-cgiwrap.npg"; rc=$?
+	stop_holder
+	test $rc -eq 0 && grep -q "pid $holder" "$TMP/stderr" && no_leftovers
+'
+
+test_expect "--wait waits for the holder, then runs" '
+	start_holder
+	( sleep 1; kill -TERM $holder ) &
+	expect_exit 0 "$NPG" run --real --wait -u $BASE "$S/article/01-cgiwrap.npg"; rc=$?
+	wait
+	test $rc -eq 0 && grep -q "waiting for nprocguard pid $holder" "$TMP/stderr" && no_leftovers
+'
+
+test_expect "a scenario larger than the pids cgroup allows is refused before any process" '
+	cg=$(awk -F: "\$2 ~ /(^|,)pids(,|\$)/ { print \$3 }" /proc/self/cgroup)
+	mnt=$(awk "\$9 == \"cgroup\" && \$NF ~ /(^|,)pids(,|\$)/ { print \$5 }" /proc/self/mountinfo)
+	if [ -z "$mnt" ]; then
+		mnt=$(awk "\$9 == \"cgroup2\" { print \$5; exit }" /proc/self/mountinfo)
+		cg=$(sed -n "s/^0:://p" /proc/self/cgroup)
+	fi
+	dir="$mnt$cg/npg-test-$$"
+	mkdir "$dir" && echo 3000 >"$dir/pids.max" || { echo "# no pids cgroup here"; exit 0; }
+	printf "user root 0\nuser u 1000 procs 5000\ntask d uid root\ncheck count u => 5000\n" >"$TMP/big.npg"
+	sh -c "echo \$\$ >\"$dir/cgroup.procs\" && exec \"$NPG\" run --real -u $BASE \"$TMP/big.npg\"" \
+		>"$TMP/stdout" 2>&1; rc=$?
+	rmdir "$dir"
+	cat "$TMP/stdout"
+	test $rc -eq 1 && grep -q "needs up to 5001 tasks at once, but pids cgroup .*npg-test-$$ (pids.max) is 3000" "$TMP/stdout" &&
+	no_leftovers
+'
+
+test_expect "SIGTERM while the users processes start leaves nothing, at once" '
+	printf "user u 1000 procs 1500\nuser v 1001 procs 1500\ntask d uid root\ncheck count u => 1500\n" >"$TMP/many.npg"
+	timeout -s TERM 0.3 "$NPG" run --real -u $BASE "$TMP/many.npg" >/dev/null 2>&1
+	no_leftovers
+'
+
+test_expect "SIGINT during --then ends the run as interrupted and kills the command" '
+	timeout --preserve-status -s INT 1.5 "$NPG" run --real -u $BASE --then "sleep 37.25" \
+		"$S/article/01-cgiwrap.npg" >"$TMP/then.out" 2>"$TMP/then.err"; rc=$?
+	cat "$TMP/then.err"
+	test $rc -eq 130 &&
+	grep -q "interrupted by SIGINT at .*01-cgiwrap.npg:[0-9]* (the --then command" "$TMP/then.err" &&
+	! pgrep -f "sleep 37.25" && no_leftovers
+'
+
+test_expect "SIGTERM during --then: the same, with nothing orphaned" '
+	timeout --preserve-status -s TERM 1.5 "$NPG" run --real -u $BASE --then "sleep 37.5 & sleep 37.5" \
+		"$S/article/01-cgiwrap.npg" >"$TMP/then.out" 2>"$TMP/then.err"; rc=$?
+	test $rc -eq 143 && grep -q "interrupted by SIGTERM" "$TMP/then.err" &&
+	! pgrep -f "sleep 37.5" && no_leftovers
+'
+
+test_expect "the --then command ends with its background jobs when it exits" '
+	expect_exit 0 "$NPG" run --real -u $BASE --then "sleep 37.75 & true" "$S/article/01-cgiwrap.npg" &&
+	! pgrep -f "sleep 37.75" && no_leftovers
 '
 
 test_expect "without root the real backend says so and exits 2" '
@@ -113,9 +213,10 @@ test_expect "SIGKILL of the controller leaves no process behind" '
 	no_leftovers_after_init
 '
 
-test_expect "SIGTERM of the controller leaves no process behind" '
+test_expect "SIGTERM of the controller leaves no process behind and says where it was" '
 	{ timeout -s TERM 0.5 "$NPG" run --real -u $BASE "$TMP/long.npg" >"$TMP/term.out" 2>&1
 	  rc=$?; test $rc -eq 124 || { echo "exit $rc"; head -3 "$TMP/term.out"; false; }; } &&
+	grep -q "^nprocguard: interrupted by SIGTERM at .*long.npg:[0-9]*" "$TMP/term.out" &&
 	no_leftovers
 '
 test_done

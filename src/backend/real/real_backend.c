@@ -743,6 +743,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	int got;
 
 	r->counts_valid = false;
+	npg_teardown_set_where(r->sc->file, st->line, NULL);
 	if (t->tainted)
 		return unreproducible(b, t->why);
 	if (!t->alive)

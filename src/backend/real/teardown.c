@@ -43,6 +43,11 @@ void npg_teardown_set_where(const char *file, int line, const char *what)
 	where_file = file;
 }
 
+void npg_teardown_set_phase(const char *what)
+{
+	where_what = what;
+}
+
 /* --- async-signal-safe output --- */
 
 static void put(const char *s)
@@ -121,8 +126,10 @@ static void on_fatal_signal(int sig)
 	if (file) {
 		put(" at ");
 		put(file);
-		put(":");
-		put_int(where_line);
+		if (where_line > 0) {
+			put(":");
+			put_int(where_line);
+		}
 		if (where_what) {
 			put(" (");
 			put(where_what);

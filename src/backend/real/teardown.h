@@ -24,5 +24,7 @@ void npg_teardown_set_group(pid_t pgid);
 /* Where the run stands, for the message an interruption prints:
  * "interrupted by SIGINT at FILE:LINE (WHAT)". @file must stay valid. */
 void npg_teardown_set_where(const char *file, int line, const char *what);
+/* Only what the run is doing, at the place last set ("the --then command"). */
+void npg_teardown_set_phase(const char *what);
 
 #endif
