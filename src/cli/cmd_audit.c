@@ -2,7 +2,7 @@
  * nprocguard audit: run PROGRAM with its privilege drops failing as an old
  * kernel (or a policy) would, and report whether it carried on as root.
  * Exit status is the verdict: 0 SAFE, 1 VULNERABLE, 2 usage or supervisor
- * failure, 3 KILLED, 4 NO-DROP.
+ * failure, 3 KILLED, 4 NO-DROP, 5 TIMED-OUT, 6 CANNOT-EXECUTE.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -19,7 +19,8 @@
 static const char *const verdict_names[] = {
 	[NPG_VERDICT_SAFE] = "SAFE", [NPG_VERDICT_VULNERABLE] = "VULNERABLE",
 	[NPG_VERDICT_ERROR] = "ERROR", [NPG_VERDICT_KILLED] = "KILLED",
-	[NPG_VERDICT_NO_DROP] = "NO-DROP",
+	[NPG_VERDICT_NO_DROP] = "NO-DROP", [NPG_VERDICT_TIMED_OUT] = "TIMED-OUT",
+	[NPG_VERDICT_CANNOT_EXECUTE] = "CANNOT-EXECUTE",
 };
 static const char *const policy_names[] = {
 	[NPG_AUDIT_ALWAYS] = "always", [NPG_AUDIT_ONCE] = "once",
@@ -45,12 +46,17 @@ static void usage(void)
 	       " -t, --timeout SECS   end the run after SECS seconds (default 60)\n"
 	       " -h, --help           display this help\n\n"
 	       "Exit status: 0 SAFE, 1 VULNERABLE, 2 usage or supervisor failure,\n"
-	       "3 KILLED (ow-2006), 4 NO-DROP (it never tried to drop).\n");
+	       "3 KILLED (ow-2006), 4 NO-DROP (it never tried to drop), 5 TIMED-OUT (killed\n"
+	       "at --timeout before any finding), 6 CANNOT-EXECUTE (PROGRAM could not be run).\n");
 }
 
-static void describe_exit(int status, char *buf, size_t len)
+static void describe_exit(const struct npg_audit_result *r, char *buf, size_t len)
 {
-	if (WIFSIGNALED(status))
+	int status = r->exit_status;
+
+	if (!r->exited)
+		snprintf(buf, len, "never waited for");
+	else if (WIFSIGNALED(status))
 		snprintf(buf, len, "killed by SIG%s", sigabbrev_np(WTERMSIG(status)) ?
 			 sigabbrev_np(WTERMSIG(status)) : "?");
 	else
@@ -71,11 +77,14 @@ static void print_text(const struct npg_audit_options *o, const struct npg_audit
 {
 	char exit[64], holding[96];
 
-	describe_exit(r->exit_status, exit, sizeof(exit));
+	describe_exit(r, exit, sizeof(exit));
 	describe_holding(&r->finding, holding, sizeof(holding));
 	printf("nprocguard audit: %s\n", verdict_names[r->verdict]);
 	printf("  program: %s, policy %s, %s\n", o->argv[0], policy_names[o->policy], exit);
 	printf("  drops: %d attempted, %d failed by the policy\n", r->drops, r->failed);
+	if (r->went_on_as_root)
+		printf("  went on holding uid 0 after a failed drop: %d process%s\n",
+		       r->went_on_as_root, r->went_on_as_root == 1 ? "" : "es");
 	if (r->killed_pid)
 		printf("  killed: pid %d by SIGSEGV at its failed drop (ow-2006)\n", (int)r->killed_pid);
 	if (r->found)
@@ -91,13 +100,14 @@ static void print_json(const struct npg_audit_options *o, const struct npg_audit
 {
 	char exit[64];
 
-	describe_exit(r->exit_status, exit, sizeof(exit));
+	describe_exit(r, exit, sizeof(exit));
 	printf("{\n  \"verdict\": \"%s\",\n  \"program\": ", verdict_names[r->verdict]);
 	npg_json_string(stdout, o->argv[0]);
 	printf(",\n  \"policy\": \"%s\",\n  \"exit\": ", policy_names[o->policy]);
 	npg_json_string(stdout, exit);
-	printf(",\n  \"drops\": %d,\n  \"failed\": %d,\n  \"killed_pid\": %d,\n  \"finding\": ",
-	       r->drops, r->failed, (int)r->killed_pid);
+	printf(",\n  \"drops\": %d,\n  \"failed\": %d,\n  \"went_on_as_root\": %d,\n"
+	       "  \"killed_pid\": %d,\n  \"finding\": ", r->drops, r->failed, r->went_on_as_root,
+	       (int)r->killed_pid);
 	if (!r->found) {
 		printf("null");
 	} else {

@@ -88,6 +88,31 @@ test_expect "usage errors exit 2" '
 	"$NPG" audit -p never -- true >/dev/null 2>&1; test $? -eq 2 &&
 	"$NPG" audit >/dev/null 2>&1; test $? -eq 2
 '
+test_expect "a run cut short by --timeout is TIMED-OUT (5), the program killed by SIGKILL" '
+	audit always --timeout 1 -- sleep 30 && verdict TIMED-OUT 5 &&
+	grep -q "program: sleep, policy always, killed by SIGKILL" "$TMP/stdout" &&
+	grep -q "note: timed out after 1 s" "$TMP/stdout"
+'
+test_expect "a process that left its process group is killed at the timeout, not waited for" '
+	rc=0; timeout 30 "$NPG" audit --timeout 1 -- sh -c "setsid sleep 3600.$$ & exit 0" \
+		>"$TMP/stdout" 2>&1 || rc=$?
+	verdict TIMED-OUT 5 && ! pgrep -f "sleep 3600.$$" >/dev/null
+'
+test_expect "a program that cannot be executed is CANNOT-EXECUTE (6), not NO-DROP" '
+	audit always /nonexistent/program && verdict CANNOT-EXECUTE 6 &&
+	grep -q "note: could not execute /nonexistent/program: No such file or directory" "$TMP/stdout" &&
+	printf "x" >"$TMP/plain" && chmod 644 "$TMP/plain" &&
+	audit always "$TMP/plain" && verdict CANNOT-EXECUTE 6 &&
+	grep -q "Permission denied" "$TMP/stdout"
+'
+test_expect "a program that itself exits 127 ran: NO-DROP" '
+	audit always sh -c "exit 127" && verdict NO-DROP 4 && grep -q "exited 127" "$TMP/stdout"
+'
+test_expect "every process that went on holding uid 0 after a failed drop is counted" '
+	audit always sh -c "\"$A/unchecked-drop\" $U \"$TMP/o15\"; \"$A/unchecked-drop\" $U \"$TMP/o16\"; \"$A/checked-drop\" $U \"$TMP/o17\"" &&
+	verdict VULNERABLE 1 && grep -q "drops: 3 attempted, 3 failed by the policy" "$TMP/stdout" &&
+	grep -q "went on holding uid 0 after a failed drop: 2 processes" "$TMP/stdout"
+'
 test_expect "if the supervisor dies, the program dies with it (no ENOSYS run as root)" '
 	rm -f "$TMP/o12"
 	"$NPG" audit -- sh -c "sleep 1; exec \"$A/unchecked-drop\" $U \"$TMP/o12\"" >/dev/null 2>&1 &

@@ -23,6 +23,8 @@ enum npg_verdict {
 	NPG_VERDICT_ERROR = 2,		/* usage error or supervisor failure */
 	NPG_VERDICT_KILLED = 3,		/* killed by the ow-2006 policy */
 	NPG_VERDICT_NO_DROP = 4,	/* never tried to drop */
+	NPG_VERDICT_TIMED_OUT = 5,	/* killed at --timeout, no finding before */
+	NPG_VERDICT_CANNOT_EXECUTE = 6,	/* the program could not be executed at all */
 };
 
 struct npg_finding {
@@ -40,7 +42,11 @@ struct npg_audit_result {
 	int drops, failed, notifications;
 	bool found;
 	struct npg_finding finding;	/* the first one */
+	int went_on_as_root;		/* processes that acted holding uid 0 after a failed drop */
+	bool exited;			/* exit_status is the program's */
 	int exit_status;		/* the program's wait status */
+	bool timed_out;
+	int exec_errno;			/* execvp() of the program failed with this */
 	pid_t killed_pid;
 	char error[256];
 };

@@ -35,6 +35,7 @@
 
 struct proc_state {
 	pid_t tgid;
+	bool went_on;		/* acted holding uid 0 after a failed drop */
 	bool failed;
 	double failed_at;
 	char failed_call[80];
@@ -372,6 +373,24 @@ static bool holds_root(const struct task_ids *t)
 	return t->uid[0] == 0 || t->uid[1] == 0 || t->uid[2] == 0;
 }
 
+static bool already_went_on(struct supervisor *s, pid_t tgid)
+{
+	struct proc_state *p = state_of(s, tgid, false);
+
+	return p && p->went_on;
+}
+
+/* Counted once per process; past MAX_PROCS processes the count is a lower bound */
+static void went_on(struct supervisor *s, pid_t tgid)
+{
+	struct proc_state *p = state_of(s, tgid, true);
+
+	if (p && !p->went_on) {
+		p->went_on = true;
+		s->r->went_on_as_root++;
+	}
+}
+
 static void handle(struct supervisor *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
 	char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
@@ -390,19 +409,22 @@ static void handle(struct supervisor *s, struct seccomp_notif *req, struct secco
 		args[i] = req->data.args[i];
 	if (npg_audit_call_of(name, args, req->data.arch == SCMP_ARCH_X86, &call)) {
 		handle_setid(s, req, name, args, &call, t.tgid, resp);
-	} else if (!s->r->found && holds_root(&t) && !signals_itself(name, req, &t) &&
+	} else if (holds_root(&t) && !already_went_on(s, t.tgid) && !signals_itself(name, req, &t) &&
 		   !logs_to_syslog(name, req)) {
 		struct proc_state *failed = failed_drop_of(s, t.tgid);
 
-		if (failed)
-			record_finding(s, req, name, failed, &t);
+		if (failed) {
+			went_on(s, t.tgid);
+			if (!s->r->found)
+				record_finding(s, req, name, failed, &t);
+		}
 	}
 out:
 	free(name);
 }
 
-/* A child of ours other than the watchdog: orphans that left the program's group */
-static bool other_children(const struct supervisor *s)
+/* A child of ours other than the watchdog: orphans that left the program's group (@kill: kill them all) */
+static bool other_children(const struct supervisor *s, bool kill_them)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *e;
@@ -411,15 +433,26 @@ static bool other_children(const struct supervisor *s)
 
 	if (!proc)
 		return false;
-	while (!found && (e = readdir(proc))) {
+	while ((kill_them || !found) && (e = readdir(proc))) {
 		struct task_ids t;
 		pid_t pid = (pid_t)atoi(e->d_name);
 
-		if (pid > 0 && pid != s->watchdog && read_ids(pid, &t) == 0 && t.ppid == self)
+		if (pid > 0 && pid != s->watchdog && read_ids(pid, &t) == 0 && t.ppid == self) {
 			found = true;
+			if (kill_them)
+				kill(pid, SIGKILL);
+		}
 	}
 	closedir(proc);
 	return found;
+}
+
+static void reaped(struct supervisor *s, pid_t pid, int status)
+{
+	if (pid == s->child) {
+		s->r->exit_status = status;
+		s->r->exited = true;
+	}
 }
 
 /* Reap what exited; is any process of the program left? */
@@ -429,9 +462,59 @@ static bool anything_left(struct supervisor *s)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG | __WALL)) > 0)
-		if (pid == s->child)
-			s->r->exit_status = status;
-	return kill(-s->child, 0) == 0 || other_children(s);
+		reaped(s, pid, status);
+	return kill(-s->child, 0) == 0 || other_children(s, false);
+}
+
+/*
+ * The end of a run: the watchdog has killed the program's group; processes
+ * that left the group (setsid daemons) are ours as subreaper and are killed
+ * here, round after round, as their own children are handed to us in turn.
+ */
+static void kill_leftovers(struct supervisor *s)
+{
+	int status;
+	pid_t pid;
+
+	kill(-s->child, SIGKILL);	/* the watchdog does it too; this does not depend on it */
+	for (;;) {
+		/* everything waited for below has been sent SIGKILL: no wait can hang */
+		other_children(s, true);
+		pid = waitpid(-1, &status, __WALL);
+		if (pid > 0)
+			reaped(s, pid, status);
+		else if (errno != EINTR)
+			return;	/* ECHILD: nothing left */
+	}
+}
+
+/* The program's execvp(): EOF when it ran, an errno when it could not */
+static void read_exec_result(struct supervisor *s, int sock)
+{
+	int err = 0;
+
+	if (recv(sock, &err, sizeof(err), MSG_DONTWAIT) == (ssize_t)sizeof(err))
+		s->r->exec_errno = err;
+}
+
+/*
+ * One verdict, the most telling first: nothing ran; the policy killed it;
+ * it went on as root; the run was cut short (what it would have done later
+ * is unknown); it never dropped; it was safe.
+ */
+static enum npg_verdict verdict_of(const struct npg_audit_result *r)
+{
+	if (r->exec_errno)
+		return NPG_VERDICT_CANNOT_EXECUTE;
+	if (r->killed_pid)
+		return NPG_VERDICT_KILLED;
+	if (r->found)
+		return NPG_VERDICT_VULNERABLE;
+	if (r->timed_out)
+		return NPG_VERDICT_TIMED_OUT;
+	if (r->drops == 0)
+		return NPG_VERDICT_NO_DROP;
+	return NPG_VERDICT_SAFE;
 }
 
 static void start_watchdog(struct supervisor *s, int lifeline[2])
@@ -487,10 +570,13 @@ int npg_audit_run(const struct npg_audit_options *o, struct npg_audit_result *r)
 		/* wait for the supervisor to hold the listener before running anything */
 		if (npg_wire_recv(sv[1], &hello, NULL) <= 0)
 			_exit(111);
-		close(sv[1]);
+		/* sv[1] is close-on-exec: the supervisor reads EOF when the program
+		 * runs, or the errno of an execvp() that could not run it */
 		execvp(o->argv[0], o->argv);
-		fprintf(stderr, "nprocguard audit: %s: %s\n", o->argv[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
+		int err = errno;
+
+		send(sv[1], &err, sizeof(err), MSG_NOSIGNAL);
+		_exit(err == ENOENT ? 127 : 126);
 	}
 	setpgid(s.child, s.child);
 	close(sv[1]);
@@ -502,18 +588,19 @@ int npg_audit_run(const struct npg_audit_options *o, struct npg_audit_result *r)
 	}
 	start_watchdog(&s, lifeline);
 	npg_wire_send(sv[0], &m, -1);	/* go */
-	close(sv[0]);
 	if (seccomp_notify_alloc(&req, &resp) < 0) {
 		snprintf(r->error, sizeof(r->error), "seccomp_notify_alloc failed");
+		close(sv[0]);
 		close(lifeline[1]);
+		kill_leftovers(&s);
 		return -1;
 	}
 	deadline = now() + (o->timeout > 0 ? o->timeout : 60);
 	for (;;) {
-		struct pollfd p = { .fd = s.fd, .events = POLLIN };
-		int n = poll(&p, 1, 20);
+		struct pollfd p[2] = { { .fd = s.fd, .events = POLLIN }, { .fd = sv[0], .events = POLLIN } };
+		int n = poll(p, 2, 20);
 
-		if (n > 0 && (p.revents & POLLIN)) {
+		if (n > 0 && (p[0].revents & POLLIN)) {
 			memset(req, 0, sizeof(*req));
 			if (seccomp_notify_receive(s.fd, req) == 0) {
 				handle(&s, req, resp);
@@ -522,25 +609,32 @@ int npg_audit_run(const struct npg_audit_options *o, struct npg_audit_result *r)
 			}
 			continue;
 		}
-		if (!anything_left(&s) || now() > deadline)
+		if (n > 0 && p[1].revents) {
+			read_exec_result(&s, sv[0]);
+			close(sv[0]);
+			sv[0] = -1;	/* poll ignores it from now on */
+			continue;
+		}
+		if (now() > deadline) {
+			r->timed_out = true;
+			break;
+		}
+		if (!anything_left(&s))
 			break;
 	}
-	if (now() > deadline)
-		snprintf(r->error, sizeof(r->error), "timed out after %.0f s: the program was killed",
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (r->timed_out)
+		snprintf(r->error, sizeof(r->error), "timed out after %g s: the program was killed",
 			 o->timeout);
+	else if (r->exec_errno)
+		snprintf(r->error, sizeof(r->error), "could not execute %s: %s", o->argv[0],
+			 strerror(r->exec_errno));
 	/* the lifeline: the watchdog kills what is left of the program's group */
 	close(lifeline[1]);
 	close(s.fd);
-	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
-		;
+	kill_leftovers(&s);
 	seccomp_notify_free(req, resp);
-	if (r->killed_pid)
-		r->verdict = NPG_VERDICT_KILLED;
-	else if (r->found)
-		r->verdict = NPG_VERDICT_VULNERABLE;
-	else if (r->drops == 0)
-		r->verdict = NPG_VERDICT_NO_DROP;
-	else
-		r->verdict = NPG_VERDICT_SAFE;
+	r->verdict = verdict_of(r);
 	return 0;
 }
