@@ -22,8 +22,9 @@ int npg_host_probe(struct npg_host *h)
 	h->root = geteuid() == 0;
 	if (npg_proc_read_task(getpid(), gettid(), &self) < 0)
 		return -1;
-	h->cap_bnd = self.cap_bnd;
-	h->cap_eff = self.cap_eff;
+	/* capabilities the model knows of; 3.0 shows a full set as all 64 bits */
+	h->cap_bnd = self.cap_bnd & NPG_CAP_ALL;
+	h->cap_eff = self.cap_eff & NPG_CAP_ALL;
 	if (getrlimit(RLIMIT_NPROC, &lim) < 0)
 		return -1;
 	h->nproc_hard = lim.rlim_max == RLIM_INFINITY ? NPG_RLIM_INFINITY : lim.rlim_max;

@@ -26,10 +26,23 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return total;
 }
 
+/*
+ * "Uid:\t0\t0\t0\t0". Kernels before 3.5 print the ids signed (-1 for
+ * 4294967295), later ones unsigned: take either as the 32-bit id.
+ */
 static void parse_ids(const char *line, uint32_t ids[4])
 {
-	sscanf(line, "%" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32, &ids[0], &ids[1], &ids[2],
-	       &ids[3]);
+	const char *p = line;
+
+	for (int i = 0; i < 4; i++) {
+		char *end;
+		long long v = strtoll(p, &end, 10);
+
+		if (end == p)
+			return;
+		ids[i] = (uint32_t)v;
+		p = end;
+	}
 }
 
 static const char *field(const char *status, const char *name)
@@ -54,8 +67,10 @@ static int parse_stat(const char *stat, struct npg_proc_task *t)
 			t->flags = strtoul(p, NULL, 10);
 		else if (i == 22)
 			t->starttime = strtoull(p, NULL, 10);
-		else if (i == 52)
+		else if (i == 52) {
 			t->exit_code = (int)strtol(p, NULL, 10);
+			t->has_exit_code = true;
+		}
 		p = strchr(p, ' ');
 		if (!p)
 			break;

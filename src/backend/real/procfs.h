@@ -16,6 +16,7 @@ struct npg_proc_task {
 	unsigned long flags;		/* field 9 */
 	unsigned long long starttime;	/* field 22: tells a reused pid apart */
 	int exit_code;			/* field 52: wait status of a zombie (3.5+) */
+	bool has_exit_code;		/* field 52 is there: before 3.5 stat has 44 */
 };
 
 /* Read one task (a thread of @pid, or the leader when tid == pid). 0, or -1 if gone. */

@@ -281,7 +281,7 @@ static struct npg_result died(struct npg_backend *b, struct real_priv *r, struct
 
 	if (wait_process_exited(t) < 0)
 		return broken(b, "a task that died did not exit");
-	if (npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z')
+	if (npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z' && pt.has_exit_code)
 		status = pt.exit_code;
 	reap_children(r);
 	if (t->exit_known)
@@ -708,6 +708,18 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 	}
 	if (wait_process_exited(t) < 0)
 		return broken(b, "the process did not exit");
+	/*
+	 * What exit_group() was asked; /proc says the same from 3.5 on (field
+	 * 52 of stat), and before that only a reaper could tell.
+	 */
+	if (!t->exit_known) {
+		struct npg_proc_task pt;
+
+		if (npg_proc_read_task(t->pid, t->pid, &pt) < 0 || !pt.has_exit_code) {
+			t->exit_known = true;
+			t->exit_status = (st->op.value & 0xff) << 8;
+		}
+	}
 	t->alive = false;
 	mark_group_gone(r, t->pid, true);
 	reap_children(r);
@@ -807,7 +819,8 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 		out->state = NPG_TASK_REAPED;
 	} else {
 		out->state = pt.state == 'Z' || pt.state == 'X' ? NPG_TASK_ZOMBIE : NPG_TASK_RUNNING;
-		if (out->state == NPG_TASK_ZOMBIE && !t->exit_known && t->tid == t->pid) {
+		if (out->state == NPG_TASK_ZOMBIE && !t->exit_known && t->tid == t->pid &&
+		    pt.has_exit_code) {
 			t->exit_known = true;
 			t->exit_status = pt.exit_code;
 		}
@@ -815,9 +828,10 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 						 unmap_id(r, pt.uid[2]), unmap_id(r, pt.uid[3]) };
 		out->cred.gid = (struct npg_ids){ unmap_id(r, pt.gid[0]), unmap_id(r, pt.gid[1]),
 						 unmap_id(r, pt.gid[2]), unmap_id(r, pt.gid[3]) };
-		out->cred.cap_effective = pt.cap_eff;
-		out->cred.cap_permitted = pt.cap_prm;
-		out->cred.cap_bset = pt.cap_bnd;
+		/* 3.0 prints a full set as all 64 bits (CAP_FULL_SET was ~0) */
+		out->cred.cap_effective = pt.cap_eff & NPG_CAP_ALL;
+		out->cred.cap_permitted = pt.cap_prm & NPG_CAP_ALL;
+		out->cred.cap_bset = pt.cap_bnd & NPG_CAP_ALL;
 		out->nproc_exceeded = (pt.flags & NPG_PF_NPROC_EXCEEDED) != 0;
 		npg_proc_read_nproc(t->pid, &out->nproc_cur, &out->nproc_max);
 	}
