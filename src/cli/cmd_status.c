@@ -19,7 +19,7 @@
 #include "tools/usernames.h"
 
 enum { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL_ZOMBIES, COL_NPROC, COL_NPROC_MAX,
-       COL_HEADROOM, COL_FLAGGED, COL_KCOUNT, NUSERCOLS };
+       COL_HEADROOM, COL_FLAGGED, COL_KCOUNT, COL_EXEMPT, NUSERCOLS };
 enum { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TCOL_STATE, TCOL_FLAGGED, TCOL_NPROC,
        TCOL_KCOUNT, NTASKCOLS };
 
@@ -51,6 +51,10 @@ static const struct colinfo user_cols[NUSERCOLS] = {
 			 "the kernel's own RLIMIT_NPROC counter of the user (ucounts; user_struct\n"
 			 "              before 5.14), which copy_process() compares: it also charges\n"
 			 "              tasks of user namespaces the user created (BPF source only)" },
+	[COL_EXEMPT] = { "EXEMPT", 3, SCOLS_FL_RIGHT, SCOLS_JSON_BOOLEAN,
+			 "1 if copy_process() ignores the limit for every live task of the user:\n"
+			 "              root, or CAP_SYS_RESOURCE/CAP_SYS_ADMIN effective (HEADROOM\n"
+			 "              then reads 'exempt')" },
 };
 
 static const struct colinfo task_cols[NTASKCOLS] = {
@@ -75,6 +79,7 @@ static const int task_default[] = { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TC
 struct user_row {
 	uint32_t uid;
 	long tasks, procs, zombies, flagged;
+	long live, live_exempt;	/* running tasks, and those copy_process() lets past the limit */
 	int64_t kernel_count;	/* -1: unknown */
 	uint64_t nproc_min, nproc_max;
 	bool shown;		/* selected by --user (or no --user) */
@@ -255,6 +260,8 @@ static struct user_row *aggregate(const struct npg_scan *s, const uint32_t *user
 		r->procs += t->pid == t->tid;
 		r->zombies += t->zombie;
 		r->flagged += t->flagged;
+		r->live += !t->zombie;
+		r->live_exempt += !t->zombie && t->exempt;
 		if (t->pid == t->tid && !t->zombie) {
 			if (t->nproc_soft < r->nproc_min)
 				r->nproc_min = t->nproc_soft;
@@ -265,6 +272,12 @@ static struct user_row *aggregate(const struct npg_scan *s, const uint32_t *user
 	qsort(rows, n, sizeof(*rows), cmp_uid);
 	*nrows = n;
 	return rows;
+}
+
+/* Not at risk: root's ucounts, or every live task holds CAP_SYS_RESOURCE/CAP_SYS_ADMIN */
+static bool exempt(const struct user_row *r)
+{
+	return r->uid == 0 || (r->live > 0 && r->live_exempt == r->live);
 }
 
 static long long headroom(const struct user_row *r)
@@ -286,6 +299,7 @@ static int cmp_rows(const void *a, const void *b)
 	case COL_PROCS: vx = x->procs, vy = y->procs; break;
 	case COL_ZOMBIES: vx = x->zombies, vy = y->zombies; break;
 	case COL_FLAGGED: vx = x->flagged, vy = y->flagged; break;
+	case COL_EXEMPT: vx = exempt(x), vy = exempt(y); break;
 	case COL_KCOUNT: vx = x->kernel_count, vy = y->kernel_count; break;
 	case COL_NPROC: return x->nproc_min < y->nproc_min ? -1 : x->nproc_min > y->nproc_min;
 	case COL_NPROC_MAX: return x->nproc_max < y->nproc_max ? -1 : x->nproc_max > y->nproc_max;
@@ -314,9 +328,12 @@ static const char *user_cell(const struct user_row *r, int col, char *buf, size_
 	case COL_FLAGGED: snprintf(buf, len, "%ld", r->flagged); break;
 	case COL_NPROC: limit_text(r->nproc_min, buf, len); break;
 	case COL_NPROC_MAX: limit_text(r->nproc_max, buf, len); break;
+	case COL_EXEMPT: snprintf(buf, len, "%d", exempt(r)); break;
 	case COL_HEADROOM:
 		h = headroom(r);
-		if (h == LLONG_MAX)
+		if (exempt(r))
+			snprintf(buf, len, "exempt");
+		else if (h == LLONG_MAX)
 			snprintf(buf, len, "unlimited");
 		else
 			snprintf(buf, len, "%lld", h);
@@ -366,9 +383,16 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 		if (r->nproc_min != UINT64_MAX && r->nproc_min > 0 &&
 		    (double)r->tasks * 100.0 >= percent * (double)r->nproc_min) {
 			npg_user_name(r->uid, r->name, sizeof(r->name));
-			printf("user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu\n", r->name,
+			printf("user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu", r->name,
 			       r->uid, r->tasks, (double)r->tasks * 100.0 / (double)r->nproc_min,
 			       (unsigned long long)r->nproc_min);
+			/* copy_process() skips the limit for these: said, not alarmed */
+			if (exempt(r)) {
+				printf("; not at risk: copy_process() exempts %s\n", r->uid == 0
+				       ? "root" : "its tasks (CAP_SYS_RESOURCE or CAP_SYS_ADMIN)");
+				continue;
+			}
+			putchar('\n');
 			found = 1;
 		}
 	}

@@ -40,11 +40,11 @@ static unsigned long field_after(const char *buf, const char *key)
 	return p ? strtoul(p + strlen(key), NULL, 10) : 0;
 }
 
-/* status: Name, State, Uid (real), Threads */
+/* status: Name, State, Uid (real), Threads, CapEff */
 static int parse_status(const char *buf, struct npg_scan_task *t, unsigned long *threads)
 {
 	const char *name = strstr(buf, "Name:\t"), *state = strstr(buf, "\nState:\t");
-	const char *uid = strstr(buf, "\nUid:\t");
+	const char *uid = strstr(buf, "\nUid:\t"), *cap = strstr(buf, "\nCapEff:\t");
 	size_t n;
 
 	if (!name || !state || !uid)
@@ -58,7 +58,32 @@ static int parse_status(const char *buf, struct npg_scan_task *t, unsigned long 
 	t->zombie = state[8] == 'Z' || state[8] == 'X';
 	t->ruid = (uint32_t)strtoul(uid + 6, NULL, 10);
 	*threads = field_after(buf, "\nThreads:\t");
+	t->exempt = t->ruid == 0 || (cap && (strtoull(cap + 9, NULL, 16) & NPG_CAPS_EXEMPT_NPROC));
 	return 0;
+}
+
+/*
+ * CapEff counts for copy_process() only in the initial user namespace:
+ * looked at (one readlink) only for the rare non-root task that has the
+ * capabilities, against status's own namespace.
+ */
+static bool in_own_userns(int piddir)
+{
+	static char mine[64];
+	char theirs[64];
+	ssize_t n;
+
+	if (!mine[0]) {
+		n = readlink("/proc/self/ns/user", mine, sizeof(mine) - 1);
+		if (n <= 0)
+			return false;
+		mine[n] = '\0';
+	}
+	n = readlinkat(piddir, "ns/user", theirs, sizeof(theirs) - 1);
+	if (n <= 0)
+		return false;
+	theirs[n] = '\0';
+	return strcmp(mine, theirs) == 0;
 }
 
 /* stat field 9 (flags), after the parenthesised comm */
@@ -154,6 +179,8 @@ static int scan_threads(struct npg_scan *s, int piddir, pid_t pid, uint64_t soft
 			close(tfd);
 			continue;
 		}
+		if (t->exempt && t->ruid != 0 && !in_own_userns(piddir))
+			t->exempt = false;
 		t->pid = pid;
 		t->tid = (pid_t)atoi(e->d_name);
 		t->nproc_soft = soft;
@@ -202,6 +229,8 @@ static int scan_process(struct npg_scan *s, int procfd, pid_t pid, bool want_lim
 		close(pfd);
 		return 0;
 	}
+	if (t->exempt && t->ruid != 0 && !in_own_userns(pfd))
+		t->exempt = false;
 	t->pid = t->tid = pid;
 	t->nproc_soft = soft;
 	t->flagged = read_at(pfd, "stat", buf, sizeof(buf)) > 0 && parse_flagged(buf);

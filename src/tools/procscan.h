@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* CAP_SYS_ADMIN (21) and CAP_SYS_RESOURCE (24): either lets copy_process() pass RLIMIT_NPROC */
+#define NPG_CAPS_EXEMPT_NPROC ((1ull << 21) | (1ull << 24))
+
 struct npg_scan_task {
 	pid_t pid, tid;
 	uint32_t ruid;
@@ -16,6 +19,9 @@ struct npg_scan_task {
 	int64_t kernel_count;	/* the kernel's counter for its user; -1: unknown */
 	long nr_threads;	/* its thread group's size as the source saw it; 0: unknown */
 	pid_t parent;		/* its parent's tgid; 0: unknown */
+	bool exempt;		/* copy_process() ignores RLIMIT_NPROC for its forks: root,
+				   or CAP_SYS_RESOURCE/CAP_SYS_ADMIN effective in the initial
+				   user namespace (/proc: status's own) */
 };
 
 struct npg_usernames;

@@ -9,7 +9,7 @@
  * A pinned iterator outlives the nprocguard that pinned it: the header
  * lets a newer reader refuse records of another layout.
  */
-#define NPG_TASKITER_MAGIC 0x6e706733u	/* "npg3" */
+#define NPG_TASKITER_MAGIC 0x6e706734u	/* "npg4" */
 
 struct npg_taskiter_header {
 	__u32 magic;
@@ -27,6 +27,8 @@ struct npg_taskiter_record {
 	__s32 userns_level;	/* 0: real_cred is in the initial user namespace */
 	char comm[16];
 	__u32 parent_tgid;	/* real_parent's tgid there (0: outside), to find hidden processes */
+	__u32 pad;
+	__u64 cap_effective;	/* cred->cap_effective: CAP_SYS_RESOURCE/ADMIN exempt its forks */
 };
 
 #endif

@@ -115,6 +115,9 @@ static int add_record(struct npg_scan *s, const struct npg_taskiter_record *r)
 	t->nproc_soft = r->nproc_cur == ~(__u64)0 ? UINT64_MAX : r->nproc_cur;
 	/* only the initial namespace's counter is comparable with real uids seen from it */
 	t->kernel_count = r->userns_level == 0 ? r->kernel_count : -1;
+	/* copy_process(): root's ucounts (init_ucounts), or capable() in the initial namespace */
+	t->exempt = (r->ruid == 0 && r->userns_level == 0) ||
+		    (r->userns_level == 0 && (r->cap_effective & NPG_CAPS_EXEMPT_NPROC));
 	memcpy(t->comm, r->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
 	/* a thread group short of its thread count is read again from /proc */

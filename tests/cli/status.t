@@ -12,6 +12,7 @@ fi
 BASE=$((NPG_TEST_UID_BASE + 500000))
 U1=$((BASE + 1))
 U2=$((BASE + 2))
+U3=$((BASE + 3))
 FIX="$TOP/tests/cli/fixtures/status.npg"
 # our own pin path: an administrator's pinned iterator is neither used nor touched
 export NPROCGUARD_BPF_PIN=/sys/fs/bpf/npg-test-$$
@@ -23,7 +24,7 @@ test_expect "status lists root with its task count" '
 '
 test_expect "--help describes every column" '
 	expect_exit 0 "$NPG" status --help &&
-	for c in UID USER TASKS PROCS ZOMBIES NPROC NPROC-MAX HEADROOM FLAGGED KCOUNT PID TID COMM STATE; do
+	for c in UID USER TASKS PROCS ZOMBIES NPROC NPROC-MAX HEADROOM FLAGGED KCOUNT EXEMPT PID TID COMM STATE; do
 		grep -q "^ *$c  " "$TMP/stdout" || { echo "no help for $c"; exit 1; }
 	done
 '
@@ -61,6 +62,14 @@ with_fixture() {
 		{ cat "$TMP/fixture.out" "$TMP/fixture.err"; return 1; }
 }
 
+# until_exec PID: wait until PID has become sleep (its limit and caps set)
+until_exec() {
+	while [ "$(cat /proc/$1/comm 2>/dev/null)" != sleep ]; do
+		kill -0 $1 2>/dev/null || return 1
+		sleep 0.05
+	done
+}
+
 # The BPF source needs CAP_BPF and CAP_PERFMON (root has them here) and a
 # kernel with BTF; every figure must be the same from both sources.
 SOURCES=proc
@@ -75,8 +84,8 @@ for SRC in $SOURCES; do
 	[ "$SRC" = bpf ] && KCOUNT=3
 	test_expect "$SRC: exact per-user figures: tasks, processes, zombies, limits, flagged" '
 		with_fixture "\"$NPG\" status --source $SRC -r -n --output-all -u $U1 -u $U2 >$TMP/users" &&
-		grep -qx "$U1 $U1 3 3 0 1 [0-9]* -2 1 $KCOUNT" "$TMP/users" &&
-		grep -qx "$U2 $U2 3 2 1 5 5 2 0 $KCOUNT" "$TMP/users"
+		grep -qx "$U1 $U1 3 3 0 1 [0-9]* -2 1 $KCOUNT 0" "$TMP/users" &&
+		grep -qx "$U2 $U2 3 2 1 5 5 2 0 $KCOUNT 0" "$TMP/users"
 	'
 
 	test_expect "$SRC: a thread and a zombie each count, one row per task" '
@@ -108,6 +117,25 @@ for SRC in $SOURCES; do
 	test_expect "$SRC: --check under the percentage and nothing flagged exits 0" '
 		with_fixture "\"$NPG\" status --source $SRC --check 90 -u $U2 >$TMP/check2; echo \$? >$TMP/check2.rc" &&
 		test "$(cat "$TMP/check2.rc")" -eq 0 && ! test -s "$TMP/check2"
+	'
+
+	test_expect "$SRC: root over its limit is exempt, said so, no alarm (copy_process() exempts root)" '
+		prlimit --nproc=1 sleep 30 & sp=$!
+		until_exec $sp
+		"$NPG" status --source $SRC --check 90 -u 0 >"$TMP/root-check"; rc=$?
+		"$NPG" status --source $SRC -r -n -o UID,HEADROOM,EXEMPT -u 0 >"$TMP/root-row"
+		kill $sp; wait $sp
+		test $rc -eq 0 &&
+		grep -q "^user root (uid 0): [0-9]* tasks, [0-9]*% of RLIMIT_NPROC 1; not at risk: copy_process() exempts root$" "$TMP/root-check" &&
+		test "$(cat "$TMP/root-row")" = "0 exempt 1"
+	'
+	test_expect "$SRC: a user whose tasks hold CAP_SYS_ADMIN is exempt too" '
+		setpriv --reuid=$U3 --regid=$U3 --clear-groups --inh-caps=+sys_admin --ambient-caps=+sys_admin \
+			prlimit --nproc=1 sleep 30 & sp=$!
+		until_exec $sp
+		"$NPG" status --source $SRC --check 90 -u $U3 >"$TMP/cap-check"; rc=$?
+		kill $sp; wait $sp
+		test $rc -eq 0 && grep -q "^user $U3 (uid $U3): 1 tasks, 100% of RLIMIT_NPROC 1; not at risk: copy_process() exempts its tasks (CAP_SYS_RESOURCE or CAP_SYS_ADMIN)$" "$TMP/cap-check"
 	'
 
 	test_expect "$SRC: --sort orders by the column" '
@@ -155,10 +183,10 @@ if [ "$SOURCES" = "proc bpf" ] && [ -n "${NPG_STATUS_MNTNS:-}" ]; then
 	'
 	test_expect "the pinned iterator gives the figures the /proc scan gives" '
 		"$NPG" status --pin >/dev/null &&
-		with_fixture "\"$NPG\" status -r -n --output-all -u $U1 -u $U2 >$TMP/pinned; \
-			\"$NPG\" status --source proc -r -n --output-all -u $U1 -u $U2 >$TMP/procd" &&
-		"$NPG" status --unpin &&
-		sed "s/[0-9]*\$//" "$TMP/pinned" >"$TMP/pinned.nok" && cmp "$TMP/pinned.nok" "$TMP/procd"
+		C=UID,USER,TASKS,PROCS,ZOMBIES,NPROC,NPROC-MAX,HEADROOM,FLAGGED,EXEMPT
+		with_fixture "\"$NPG\" status -r -n -o $C -u $U1 -u $U2 >$TMP/pinned; \
+			\"$NPG\" status --source proc -r -n -o $C -u $U1 -u $U2 >$TMP/procd" &&
+		"$NPG" status --unpin && cmp "$TMP/pinned" "$TMP/procd"
 	'
 	test_expect "--pin outside bpffs fails and says where to mount it" '
 		expect_exit 2 env NPROCGUARD_BPF_PIN="$TMP/pin" "$NPG" status --pin &&

@@ -45,8 +45,12 @@ enum ucount_type___514 { UCOUNT_RLIMIT_NPROC___514 = 0 };
 /* before 5.14: user_struct.processes, one per kuid (kernel/user.c) */
 struct user_struct { atomic_t processes; } __attribute__((preserve_access_index));
 
+/* a __u64 since 6.3, __u32 cap[2] before: read as 8 bytes (cap[0] the low half on little-endian) */
+typedef struct { __u64 val; } kernel_cap_t;
+
 struct cred {
 	kuid_t uid;
+	kernel_cap_t cap_effective;
 	struct user_struct *user;
 	struct user_namespace *user_ns;
 	struct ucounts *ucounts;
@@ -171,6 +175,7 @@ int npg_dump_task(struct bpf_iter__task *ctx)
 	r.nproc_cur = sig->rlim[NPG_RLIMIT_NPROC].rlim_cur;
 	r.userns_level = bpf_core_field_exists(struct cred, user_ns) ? cred->user_ns->level : 0;
 	r.kernel_count = kernel_count(cred);
+	bpf_probe_read_kernel(&r.cap_effective, sizeof(r.cap_effective), &cred->cap_effective);
 	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), t->comm);
 	bpf_seq_write(seq, &r, sizeof(r));
 	return 0;
