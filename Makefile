@@ -11,9 +11,17 @@ DESTDIR   ?=
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 PKGS      := smartcols libcap libseccomp libbpf
-CPPFLAGS  += -D_GNU_SOURCE -DNPG_VERSION='"$(VERSION)"' -Isrc -Iinclude $(shell pkg-config --cflags $(PKGS))
+# What is missing, said in one line instead of a screen of pkg-config errors
+# per file; the goals that install it (or need nothing) go ahead.
+NPG_MISSING := $(if $(shell command -v pkg-config),$(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,lib$(p:lib%=%)-dev)),pkg-config)
+ifneq ($(strip $(NPG_MISSING)),)
+ifeq ($(filter deps demo check clean,$(MAKECMDGOALS)),)
+$(error missing build dependencies: $(strip $(NPG_MISSING)); `make deps` installs them (as root, on Debian))
+endif
+endif
+CPPFLAGS  += -D_GNU_SOURCE -DNPG_VERSION='"$(VERSION)"' -Isrc -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 WARN      := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lpthread
+LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 
 BUILD     ?= build
 ifeq ($(SAN),1)
@@ -127,8 +135,10 @@ check: deps
 	echo "make check: ASan+UBSan build (build-san/): $$san"; \
 	test $$plain = passed && test $$san = passed
 
+# all, not only the binary: the README's next examples use the hardening
+# library and build/tests/*
 demo: deps
-	@$(MAKE) --no-print-directory -s $(BIN)
+	@$(MAKE) --no-print-directory -s all
 	@$(BIN) run scenarios/article/*.npg
 
 # Every scenario on the model of this kernel and on the kernel itself (root).
