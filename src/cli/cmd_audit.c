@@ -81,7 +81,8 @@ static void print_text(const struct npg_audit_options *o, const struct npg_audit
 	describe_holding(&r->finding, holding, sizeof(holding));
 	printf("nprocguard audit: %s\n", verdict_names[r->verdict]);
 	printf("  program: %s, policy %s, %s\n", o->argv[0], policy_names[o->policy], exit);
-	printf("  drops: %d attempted, %d failed by the policy\n", r->drops, r->failed);
+	printf("  drops: %d attempted, %d failed by the policy%s%s\n", r->drops, r->failed,
+	       r->failed ? ", the first " : "", r->first_failed);
 	if (r->went_on_as_root)
 		printf("  went on holding uid 0 after a failed drop: %d process%s\n",
 		       r->went_on_as_root, r->went_on_as_root == 1 ? "" : "es");
@@ -105,6 +106,8 @@ static void print_json(const struct npg_audit_options *o, const struct npg_audit
 	npg_json_string(stdout, o->argv[0]);
 	printf(",\n  \"policy\": \"%s\",\n  \"exit\": ", policy_names[o->policy]);
 	npg_json_string(stdout, exit);
+	printf(",\n  \"first_failed\": ");
+	npg_json_string(stdout, r->first_failed);
 	printf(",\n  \"drops\": %d,\n  \"failed\": %d,\n  \"went_on_as_root\": %d,\n"
 	       "  \"killed_pid\": %d,\n  \"finding\": ", r->drops, r->failed, r->went_on_as_root,
 	       (int)r->killed_pid);

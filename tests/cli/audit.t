@@ -65,7 +65,7 @@ test_expect "linux-2.6, user under its limit: the drop works: SAFE" '
 test_expect "linux-2.6: seteuid then setreuid (perl's \$< = \$> = X), user at its limit: the second call fails" '
 	with_sleepers $U audit linux-2.6 prlimit --nproc=3:3 "$A/seteuid-then-setreuid" $U "$TMP/o13"
 	verdict VULNERABLE 1 && grep -q "drops: 2 attempted, 1 failed by the policy" "$TMP/stdout" &&
-	grep -q "finding: openat(\"$TMP/o13\", for writing) with real uid 0 (uids 0 $U 0: root can be taken back), [0-9.]* s after the failed setreuid(" "$TMP/stdout" &&
+	grep -q "finding: openat(\"$TMP/o13\", for writing) with real uid 0 (uids 0 $U 0: root can be taken back), [0-9.]* s after the failed setreuid($U, -1)" "$TMP/stdout" &&
 	test "$(cat "$TMP/o13")" = "0 $U"
 '
 test_expect "linux-2.6: seteuid then setreuid, user under its limit: both work: SAFE" '
@@ -87,6 +87,14 @@ test_expect "--format json carries verdict and finding" '
 test_expect "usage errors exit 2" '
 	"$NPG" audit -p never -- true >/dev/null 2>&1; test $? -eq 2 &&
 	"$NPG" audit >/dev/null 2>&1; test $? -eq 2
+'
+test_expect "ids above 2^31-1 are printed as the uids they are, -1 as -1" '
+	test $U -gt 2147483647 &&
+	audit always "$A/set-ids" seteuid $U && grep -q "the first setresuid(-1, $U, -1)$" "$TMP/stdout" &&
+	audit always "$A/set-ids" setegid $U && grep -q "the first setresgid(-1, $U, -1)$" "$TMP/stdout" &&
+	audit always "$A/set-ids" setreuid $U && grep -q "the first setreuid(-1, $U)$" "$TMP/stdout" &&
+	audit always "$A/set-ids" setresuid $U && grep -q "the first setresuid(-1, -1, $U)$" "$TMP/stdout" &&
+	audit always "$A/set-ids" setresgid $U && grep -q "the first setresgid($U, -1, -1)$" "$TMP/stdout"
 '
 test_expect "a run cut short by --timeout is TIMED-OUT (5), the program killed by SIGKILL" '
 	audit always --timeout 1 -- sleep 30 && verdict TIMED-OUT 5 &&

@@ -40,6 +40,7 @@ struct npg_finding {
 struct npg_audit_result {
 	enum npg_verdict verdict;
 	int drops, failed, notifications;
+	char first_failed[80];		/* the first drop the policy failed: "setuid(1000)" */
 	bool found;
 	struct npg_finding finding;	/* the first one */
 	int went_on_as_root;		/* processes that acted holding uid 0 after a failed drop */

@@ -299,16 +299,33 @@ static bool signals_itself(const char *name, const struct seccomp_notif *req,
 	return false;
 }
 
-static void describe_call(const char *name, const uint64_t *a, char *buf, size_t len)
+/* An id as the call gave it: unsigned, and -1 for "leave unchanged" */
+static int print_id(char *buf, size_t len, npg_id id)
 {
-	if (strncmp(name, "setres", 6) == 0)
-		snprintf(buf, len, "%s(%d, %d, %d)", name, (int)a[0], (int)a[1], (int)a[2]);
-	else if (strncmp(name, "setre", 5) == 0)
-		snprintf(buf, len, "%s(%d, %d)", name, (int)a[0], (int)a[1]);
-	else if (strncmp(name, "setgroups", 9) == 0)
-		snprintf(buf, len, "%s(%d groups)", name, (int)a[0]);
-	else
-		snprintf(buf, len, "%s(%u)", name, (unsigned)a[0]);
+	return id == NPG_ID_NONE ? snprintf(buf, len, "-1") : snprintf(buf, len, "%u", id);
+}
+
+/* "setresuid(-1, 3700000300, -1)": ids above 2^31-1 are uids too, not negative numbers */
+static void describe_call(const char *name, const struct npg_audit_call *call, const uint64_t *a,
+			  char *buf, size_t len)
+{
+	int nids = call->kind == NPG_CALL_SETRESUID ? 3 : call->kind == NPG_CALL_SETREUID ? 2 : 1;
+	size_t n;
+
+	if (call->kind == NPG_CALL_SETGROUPS) {
+		snprintf(buf, len, "%s(%u groups)", name, (unsigned)a[0]);
+		return;
+	}
+	snprintf(buf, len, "%s(", name);
+	for (int i = 0; i < nids; i++) {
+		char id[16];
+
+		print_id(id, sizeof(id), call->id[i]);
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%s", i ? ", " : "", id);
+	}
+	n = strlen(buf);
+	snprintf(buf + n, len - n, ")");
 }
 
 /* A trapped set*id call: the model decides; drops and failures are counted */
@@ -340,11 +357,13 @@ static void handle_setid(struct supervisor *s, const struct seccomp_notif *req, 
 		if (d.action != NPG_AUDIT_ALLOW) {
 			struct proc_state *p = state_of(s, tgid, true);
 
-			s->r->failed++;
+			if (s->r->failed++ == 0)
+				describe_call(name, call, args, s->r->first_failed,
+					      sizeof(s->r->first_failed));
 			if (p && !p->failed) {
 				p->failed = true;
 				p->failed_at = now();
-				describe_call(name, args, p->failed_call,
+				describe_call(name, call, args, p->failed_call,
 					      sizeof(p->failed_call));
 			}
 			if (d.action == NPG_AUDIT_KILL &&
