@@ -23,6 +23,9 @@ enum { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL_ZOMBIES, COL_NPROC, COL_NPRO
 enum { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TCOL_STATE, TCOL_FLAGGED, TCOL_NPROC,
        TCOL_KCOUNT, NTASKCOLS };
 
+/* Monitoring can tell "nothing found" from "could not see everything" */
+#define NPG_EXIT_PARTIAL 3
+
 struct colinfo {
 	const char *name;
 	double whint;
@@ -115,7 +118,9 @@ static void usage(void)
 	for (int i = 0; i < NTASKCOLS; i++)
 		printf(" %11s  %s\n", task_cols[i].name, task_cols[i].help);
 	printf("\nThe BPF iterator is pinned at %s ($NPROCGUARD_BPF_PIN overrides).\n"
-	       "\nExit status: 0 ok, 1 --check found something, 2 usage or read error.\n",
+	       "\nExit status: 0 ok, 1 --check found something, 2 usage or read error, 3 the view\n"
+	       "is partial (/proc mounted with hidepid hides other users' tasks) and --check\n"
+	       "found nothing in it.\n",
 	       npg_taskiter_pin_path());
 }
 
@@ -540,7 +545,7 @@ static int pin_action(bool pin)
  * ours, or in a directory another user controls, is an error in every
  * mode: falling back to /proc would hide the tampering.
  */
-static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limits)
+static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limits, bool *partial)
 {
 	const char *pin = npg_taskiter_pin_path(), *why = NULL;
 	bool debug = getenv("NPROCGUARD_DEBUG") != NULL;
@@ -569,6 +574,13 @@ static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limit
 		fprintf(stderr, "nprocguard status: cannot read /proc: %s\n", strerror(errno));
 		return -1;
 	}
+	/* a silent partial answer would read as "all is well" */
+	if (npg_proc_hides_tasks()) {
+		*partial = true;
+		fprintf(stderr, "nprocguard status: /proc is mounted with hidepid and hides other "
+			"users' processes: this view has %zu of the system's %ld tasks "
+			"(/proc/loadavg); the figures are partial\n", scan->ntasks, npg_system_tasks());
+	}
 	if (debug)
 		fprintf(stderr, "nprocguard status: %zu tasks from /proc\n", scan->ntasks);
 	return 0;
@@ -596,7 +608,7 @@ int npg_cmd_status(int argc, char **argv)
 	int cols[32], ncols = -1, c, rc = NPG_EXIT_OK, nusers = 0;
 	uint32_t users[64];
 	const char *output = NULL, *sort = NULL, *source = "auto";
-	bool pin = false, unpin = false;
+	bool pin = false, unpin = false, partial = false;
 	bool json = false, raw = false, noheadings = false, tasks = false, all = false;
 	double percent = -1;
 	struct npg_scan scan;
@@ -686,7 +698,8 @@ int npg_cmd_status(int argc, char **argv)
 		if (nusers == 0)
 			scan.names = names;
 	}
-	if (scan_tasks(&scan, source, needs_limits(tasks, cols, ncols, percent > 0, sort_col)) < 0) {
+	if (scan_tasks(&scan, source, needs_limits(tasks, cols, ncols, percent > 0, sort_col),
+		       &partial) < 0) {
 		npg_usernames_free(names);
 		return NPG_EXIT_USAGE;
 	}
@@ -707,6 +720,8 @@ int npg_cmd_status(int argc, char **argv)
 		fprintf(stderr, "nprocguard status: %s\n", strerror(errno));
 		rc = NPG_EXIT_USAGE;
 	}
+	if (rc == NPG_EXIT_OK && partial)
+		rc = NPG_EXIT_PARTIAL;
 	free(rows);
 	npg_scan_free(&scan);
 	npg_usernames_free(names);

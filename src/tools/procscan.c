@@ -238,6 +238,61 @@ static int scan_process(struct npg_scan *s, int procfd, pid_t pid, bool want_lim
 	return 0;
 }
 
+/*
+ * The number of tasks in the system, in every pid namespace: the second
+ * half of /proc/loadavg's fourth field is the kernel's nr_threads, which
+ * counts exactly the tasks that are hashed by pid (copy_process() to
+ * __unhash_process(), kernel/fork.c and kernel/exit.c). -1 if unreadable.
+ */
+long npg_system_tasks(void)
+{
+	char buf[128];
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	const char *slash;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	slash = strchr(buf, '/');
+	return slash ? strtol(slash + 1, NULL, 10) : -1;
+}
+
+/*
+ * Is /proc mounted with hidepid (1/noaccess or 2/invisible) and is another
+ * user's process (pid 1's) hidden from us? Then a scan of /proc shows only
+ * part of the system. The mount options come from /proc/self/mountinfo.
+ */
+bool npg_proc_hides_tasks(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool hidepid = false;
+	int fd;
+
+	if (!f)
+		return false;
+	while (!hidepid && fgets(line, sizeof(line), f)) {
+		char mnt[256], *sep = strstr(line, " - proc ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1 || strcmp(mnt, "/proc") != 0)
+			continue;
+		hidepid = strstr(sep, "hidepid=") && !strstr(sep, "hidepid=0") &&
+			  !strstr(sep, "hidepid=off");
+	}
+	fclose(f);
+	if (!hidepid)
+		return false;
+	fd = open("/proc/1/status", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return true;
+}
+
 static int cmp_task(const void *a, const void *b)
 {
 	const struct npg_scan_task *x = a, *y = b;

@@ -57,4 +57,13 @@ struct npg_scan_task *npg_scan_push(struct npg_scan *s);
 /* By pid, then tid. */
 void npg_scan_sort(struct npg_scan *s);
 
+/*
+ * The number of tasks in the system, in every pid namespace: the second
+ * half of /proc/loadavg's fourth field (the kernel's nr_threads). -1 if
+ * unreadable.
+ */
+long npg_system_tasks(void);
+/* /proc is mounted with hidepid and hides other users' processes from us. */
+bool npg_proc_hides_tasks(void);
+
 #endif

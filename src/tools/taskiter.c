@@ -278,28 +278,6 @@ static pid_t *unseen_processes(const struct npg_scan *s, size_t *n)
 	return procs;
 }
 
-/*
- * The number of tasks in the system, in every pid namespace: the second
- * half of /proc/loadavg's fourth field is the kernel's nr_threads, which
- * counts exactly the tasks that are hashed by pid (copy_process() to
- * __unhash_process(), kernel/fork.c and kernel/exit.c). -1 if unreadable.
- */
-static long system_tasks(void)
-{
-	char buf[128];
-	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	const char *slash;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	slash = strchr(buf, '/');
-	return slash ? strtol(slash + 1, NULL, 10) : -1;
-}
-
 static int read_from_proc(struct npg_scan *s, pid_t *pids, size_t n)
 {
 	int rc = n ? npg_scan_pids(s, pids, n, true) : 0;
@@ -318,7 +296,7 @@ static int read_from_proc(struct npg_scan *s, pid_t *pids, size_t n)
  */
 int npg_taskiter_read(struct npg_scan *s, int fd, const char **why)
 {
-	long expected = system_tasks();
+	long expected = npg_system_tasks();
 	size_t nredo;
 	pid_t *redo;
 
@@ -332,7 +310,7 @@ int npg_taskiter_read(struct npg_scan *s, int fd, const char **why)
 		*why = "cannot read /proc";
 		return -1;
 	}
-	if ((long)s->ntasks == system_tasks())
+	if ((long)s->ntasks == npg_system_tasks())
 		return 0;
 	/* churn, another pid namespace, or hidden tasks without a hidden parent */
 	redo = unseen_processes(s, &nredo);

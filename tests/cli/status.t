@@ -240,6 +240,26 @@ if [ "$SOURCES" = "proc bpf" ] && [ -n "${NPG_STATUS_MNTNS:-}" ]; then
 elif [ "$SOURCES" = "proc bpf" ]; then
 	test_skip "--pin" "needs a private mount namespace (unshare -m) for its own bpffs"
 fi
+if [ -n "${NPG_STATUS_MNTNS:-}" ]; then
+	# /proc remounted hidepid=invisible in this file's mount namespace only
+	hidden_view() {
+		mount -t proc -o hidepid=invisible proc /proc || return 1
+		R=$(reach_copy "$NPG") &&
+		setpriv --reuid=$U1 --regid=$U1 --clear-groups "$R/nprocguard" status --check 50 \
+			>"$TMP/hp.out" 2>"$TMP/hp.err"; _hv=$?
+		umount -l /proc
+		echo $_hv >"$TMP/hp.rc"
+	}
+	test_expect "under hidepid an unprivileged status says the view is partial and exits 3" '
+		hidden_view && test "$(cat "$TMP/hp.rc")" -eq 3 &&
+		grep -q "hidepid and hides other users. processes: this view has [0-9]* of the system.s [0-9]* tasks" "$TMP/hp.err"
+	'
+	test_expect "root under hidepid sees every task: no partial warning" '
+		mount -t proc -o hidepid=invisible proc /proc &&
+		{ "$NPG" status --source proc -o UID >/dev/null 2>"$TMP/hp-root.err"; r=$?; umount -l /proc; test $r -eq 0; } &&
+		! test -s "$TMP/hp-root.err"
+	'
+fi
 if [ "$SOURCES" = "proc bpf" ]; then
 	test_expect "bpf: in a child pid namespace, the namespace's pids and no task twice" '
 		unshare --pid --fork --mount-proc sh -c "
