@@ -21,12 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct npg_backend b;
 		struct npg_column col = { .backend = &b };
 		struct npg_run run;
+		struct npg_sink sink = { 0 };	/* observations are made and dropped */
 
 		/* the model must survive whatever the language lets through */
 		for (int i = 0; npg_policies[i]; i++) {
 			npg_model_backend_init(&b, npg_policies[i], NPG_CAP_ALL);
 			col.policy_index = i;
-			npg_run_scenario(&run, sc, &col, 1);
+			npg_run_scenario(&run, sc, &col, 1, &sink);
 			npg_run_free(&run);
 		}
 		npg_scenario_free(sc);

@@ -40,7 +40,7 @@ static void usage(void)
 }
 
 struct run_totals {
-	int expectations, failed, unreproducible, tap_number;
+	int expectations, failed, unreproducible;
 	bool broken;
 };
 
@@ -96,15 +96,16 @@ static void run_then(struct npg_backend *b, void *arg)
 			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-static void run_one(const struct npg_scenario *sc, const struct run_options *opt,
-		    struct run_totals *tot, bool first)
+/* Run @sc and report it through @rep. 0, or -1 when the report could not be written. */
+static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
+		   struct run_totals *tot, struct npg_report *rep)
 {
 	struct npg_backend backends[NPG_NPOLICIES];
 	struct npg_column cols[NPG_NPOLICIES];
 	struct npg_run run;
-	enum npg_format fmt = opt->fmt;
+	struct npg_sink sink = npg_report_sink(rep);
 	long mask = opt->mask ? opt->mask : (long)sc->policies;
-	int n = 0;
+	int n = 0, rc;
 
 	if (opt->real) {
 		npg_real_backend_init(&backends[0], &opt->host, opt->uid_base);
@@ -122,25 +123,24 @@ static void run_one(const struct npg_scenario *sc, const struct run_options *opt
 		cols[n] = (struct npg_column){ .backend = &backends[n], .policy_index = i };
 		n++;
 	}
-	if (npg_run_scenario(&run, sc, cols, n) < 0)
+	rc = npg_run_scenario(&run, sc, cols, n, &sink);
+	if (rc == NPG_RUN_NOT_STARTED)
 		tot->broken = true;
-	switch (fmt) {
-	case NPG_FORMAT_TEXT:
-		npg_report_text(stdout, &run);
-		break;
-	case NPG_FORMAT_JSON:
-		npg_report_json_run(stdout, &run, first);
-		break;
-	case NPG_FORMAT_TAP:
-		npg_report_tap_run(stdout, &run, &tot->tap_number);
-		break;
+	if (rc == 0 || rc == NPG_RUN_NOT_STARTED)
+		rc = npg_report_finish_run(rep, &run);
+	else
+		npg_report_discard_run(rep);
+	npg_run_free(&run);
+	if (rc == NPG_RUN_NO_MEMORY || rc == NPG_REPORT_NO_MEMORY) {
+		fprintf(stderr, "nprocguard run: %s: out of memory\n", sc->file);
+		return -1;
 	}
-	fflush(stdout);
-	npg_report_mismatches(stderr, &run);
+	if (rc == NPG_REPORT_WRITE_ERROR)
+		return -1;	/* said once, for every subcommand, when stdout is closed */
 	tot->expectations += run.expectations;
 	tot->failed += run.failed;
 	tot->unreproducible += run.unreproducible;
-	npg_run_free(&run);
+	return 0;
 }
 
 int npg_cmd_run(int argc, char **argv)
@@ -159,6 +159,7 @@ int npg_cmd_run(int argc, char **argv)
 	struct run_totals tot = { 0 };
 	struct npg_scenario **sc;
 	int c, nfiles, bad = 0;
+	bool stopped = false;	/* out of memory, or stdout failed */
 
 	while ((c = getopt_long(argc, argv, "p:f:Ru:T:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -221,22 +222,25 @@ int npg_cmd_run(int argc, char **argv)
 		if (!(sc[i] = npg_scenario_load(argv[optind + i], stderr)))
 			bad++;
 	if (!bad) {
+		struct npg_report rep;
+
+		npg_report_init(&rep, opt.fmt, stdout, stderr);
 		if (opt.fmt == NPG_FORMAT_JSON)
 			npg_report_json_begin(stdout, "run");
-		for (int i = 0; i < nfiles; i++)
-			run_one(sc[i], &opt, &tot, i == 0);
-		if (opt.fmt == NPG_FORMAT_JSON)
+		for (int i = 0; !stopped && i < nfiles; i++)
+			stopped = run_one(sc[i], &opt, &tot, &rep) < 0;
+		if (!stopped && opt.fmt == NPG_FORMAT_JSON)
 			npg_report_json_end(stdout, tot.expectations, tot.failed, tot.unreproducible);
-		if (opt.fmt == NPG_FORMAT_TAP)
-			npg_report_tap_end(stdout, tot.tap_number);
-		if (opt.fmt == NPG_FORMAT_TEXT && nfiles > 1)
+		if (!stopped && opt.fmt == NPG_FORMAT_TAP)
+			npg_report_tap_end(stdout, rep.tap_number);
+		if (!stopped && opt.fmt == NPG_FORMAT_TEXT && nfiles > 1)
 			printf("%d files, %d expectations: %d held, %d failed\n", nfiles,
 			       tot.expectations, tot.expectations - tot.failed, tot.failed);
 	}
 	for (int i = 0; i < nfiles; i++)
 		npg_scenario_free(sc[i]);
 	free(sc);
-	if (bad)
+	if (bad || stopped)
 		return NPG_EXIT_USAGE;
 	return tot.failed || tot.broken ? NPG_EXIT_FAILED : NPG_EXIT_OK;
 }

@@ -1,7 +1,7 @@
-/* JSON and TAP reports. */
+/* The JSON report, written statement by statement as the run goes. */
 #include <string.h>
 
-#include "report/report.h"
+#include "report/report_impl.h"
 
 int npg_format_parse(const char *name, enum npg_format *out)
 {
@@ -47,7 +47,7 @@ static void json_obs(FILE *out, const struct npg_run *run, const struct npg_stmt
 	const struct npg_scenario *sc = run->sc;
 	bool first = true;
 
-	fprintf(out, "\"value\": ");
+	fprintf(out, "{\"value\": ");
 	npg_json_string(out, o->text);
 	fprintf(out, ", \"expected\": ");
 	if (o->expected)
@@ -76,14 +76,16 @@ static void json_obs(FILE *out, const struct npg_run *run, const struct npg_stmt
 			fprintf(out, ": %ld", o->counts[u]);
 		first = false;
 	}
-	fprintf(out, "}");
+	fprintf(out, "}}");
 }
 
-void npg_report_json_run(FILE *out, const struct npg_run *run, bool first)
+void npg_json_run_begin(struct npg_report *r, const struct npg_run *run)
 {
 	const struct npg_scenario *sc = run->sc;
+	FILE *out = r->out;
 
-	fprintf(out, "%s\n    {\"file\": ", first ? "" : ",");
+	fprintf(out, "%s\n    {\"file\": ", r->json_started ? "," : "");
+	r->json_started = true;
 	npg_json_string(out, sc->file);
 	fprintf(out, ", \"title\": ");
 	npg_json_string(out, sc->title ? sc->title : "");
@@ -103,27 +105,38 @@ void npg_report_json_run(FILE *out, const struct npg_run *run, bool first)
 		fputc('}', out);
 	}
 	fprintf(out, "],\n     \"statements\": [");
-	for (int s = 0; s < sc->nstmts; s++) {
-		const struct npg_stmt *st = &sc->stmts[s];
-		char label[160];
+}
 
-		npg_stmt_label(sc, st, label, sizeof(label));
-		fprintf(out, "%s\n       {\"line\": %d, \"kind\": \"%s\", \"statement\": ",
-			s ? "," : "", st->line, st->kind == NPG_STMT_STEP ? "step" : "check");
-		npg_json_string(out, label);
-		fprintf(out, ", \"observed\": {");
-		for (int c = 0; c < run->ncols; c++) {
-			fprintf(out, "%s\n         ", c ? "," : "");
-			npg_json_string(out, run->cols[c].backend->label);
-			fprintf(out, ": {");
-			json_obs(out, run, st, npg_run_obs(run, s, c));
-			fputc('}', out);
-		}
-		fprintf(out, "}}");
+void npg_json_statement(struct npg_report *r, const struct npg_run *run, int s,
+			const struct npg_obs *obs)
+{
+	const struct npg_stmt *st = &run->sc->stmts[s];
+	FILE *out = r->out;
+	char label[160];
+
+	npg_stmt_label(run->sc, st, label, sizeof(label));
+	fprintf(out, "%s\n       {\"line\": %d, \"kind\": \"%s\", \"statement\": ",
+		s ? "," : "", st->line, st->kind == NPG_STMT_STEP ? "step" : "check");
+	npg_json_string(out, label);
+	fprintf(out, ", \"observed\": {");
+	for (int c = 0; c < run->ncols; c++) {
+		fprintf(out, "%s\n         ", c ? "," : "");
+		npg_json_string(out, run->cols[c].backend->label);
+		fprintf(out, ": ");
+		/* a backend that did not start observed nothing */
+		if (run->cols[c].started)
+			json_obs(out, run, st, &obs[c]);
+		else
+			fputs("null", out);
 	}
-	fprintf(out, "],\n     \"summary\": {\"expectations\": %d, \"held\": %d, \"failed\": %d, "
-		"\"unreproducible\": %d}}", run->expectations, run->held, run->failed,
-		run->unreproducible);
+	fprintf(out, "}}");
+}
+
+void npg_json_run_finish(struct npg_report *r, const struct npg_run *run)
+{
+	fprintf(r->out, "],\n     \"summary\": {\"expectations\": %d, \"held\": %d, "
+		"\"failed\": %d, \"unreproducible\": %d}}", run->expectations, run->held,
+		run->failed, run->unreproducible);
 }
 
 void npg_report_json_end(FILE *out, int expectations, int failed, int unreproducible)
@@ -131,41 +144,4 @@ void npg_report_json_end(FILE *out, int expectations, int failed, int unreproduc
 	fprintf(out, "\n  ],\n  \"summary\": {\"expectations\": %d, \"held\": %d, \"failed\": %d, "
 		"\"unreproducible\": %d}\n}\n", expectations, expectations - failed, failed,
 		unreproducible);
-}
-
-void npg_report_tap_run(FILE *out, const struct npg_run *run, int *number)
-{
-	const struct npg_scenario *sc = run->sc;
-
-	for (int s = 0; s < sc->nstmts; s++) {
-		const struct npg_stmt *st = &sc->stmts[s];
-		char label[160];
-
-		npg_stmt_label(sc, st, label, sizeof(label));
-		for (int c = 0; c < run->ncols; c++) {
-			const struct npg_obs *o = npg_run_obs(run, s, c);
-			const char *col = run->cols[c].backend->label;
-
-			if (!run->cols[c].started) {
-				if (o->expected)
-					fprintf(out, "not ok %d - %s:%d %s: %s # backend did not start: %s\n",
-						++*number, sc->file, st->line, col, label,
-						run->cols[c].error);
-				continue;
-			}
-			if (o->unreproducible)
-				fprintf(out, "ok %d - %s:%d %s: %s # SKIP unreproducible here: %s\n",
-					++*number, sc->file, st->line, col, label, o->reason);
-			else if (o->expected)
-				fprintf(out, "%sok %d - %s:%d %s: %s => %s\n", o->ok ? "" : "not ",
-					++*number, sc->file, st->line, col, label, o->expected);
-			if (!o->ok)
-				fprintf(out, "#   got %s\n", o->text);
-		}
-	}
-}
-
-void npg_report_tap_end(FILE *out, int number)
-{
-	fprintf(out, "1..%d\n", number);
 }

@@ -1,4 +1,10 @@
-/* Reports of a run: text (trace or side-by-side table), JSON, TAP. */
+/*
+ * Reports of a run: text (trace or side-by-side table), JSON, TAP. They
+ * are sinks of the runner: JSON and TAP are written statement by statement
+ * as the run goes; the text table keeps one row of cell strings per
+ * statement (libsmartcols needs every row to size its columns) and is
+ * printed when the run ends.
+ */
 #ifndef NPG_REPORT_REPORT_H
 #define NPG_REPORT_REPORT_H
 
@@ -10,20 +16,45 @@ enum npg_format { NPG_FORMAT_TEXT, NPG_FORMAT_JSON, NPG_FORMAT_TAP };
 
 int npg_format_parse(const char *name, enum npg_format *out);
 
-/* One column: a step-by-step trace. Several: one column per backend. */
-void npg_report_text(FILE *out, const struct npg_run *run);
+/* Returned by a report's sink to stop a run */
+#define NPG_REPORT_WRITE_ERROR 1
+#define NPG_REPORT_NO_MEMORY 2
 
-/* A JSON document holding several runs: begin, one call per run, end. */
+struct libscols_table;
+
+struct npg_report {
+	FILE *out;		/* the report */
+	FILE *err;		/* "file:line: column: expected X, got Y" lines */
+	enum npg_format fmt;
+	int tap_number;		/* TAP numbering continues across runs */
+	bool json_started;	/* a run is already in the JSON document */
+	/* text: the table being filled, and the mismatch lines held back
+	 * until it is printed (so they follow it, as they did) */
+	struct libscols_table *table;
+	FILE *held;
+	char *held_buf;
+	size_t held_len;
+	bool no_memory;
+};
+
+/* Set @r up for @fmt */
+void npg_report_init(struct npg_report *r, enum npg_format fmt, FILE *out, FILE *err);
+/* The sink that writes @r's report of a run */
+struct npg_sink npg_report_sink(struct npg_report *r);
+/* After npg_run_scenario(): the text table, the summary, the held-back lines. 0, or
+ * NPG_REPORT_WRITE_ERROR / NPG_REPORT_NO_MEMORY. */
+int npg_report_finish_run(struct npg_report *r, const struct npg_run *run);
+/* Frees what a run stopped half way left behind */
+void npg_report_discard_run(struct npg_report *r);
+
+/* A JSON document holding several runs: begin, the runs, end. */
 void npg_report_json_begin(FILE *out, const char *what);
-void npg_report_json_run(FILE *out, const struct npg_run *run, bool first);
 void npg_report_json_end(FILE *out, int expectations, int failed, int unreproducible);
-
-/* TAP: one test per expectation; numbering continues across runs. */
-void npg_report_tap_run(FILE *out, const struct npg_run *run, int *number);
 void npg_report_tap_end(FILE *out, int number);
 
-/* "file:line: column: expected X, got Y" for each failed expectation */
-void npg_report_mismatches(FILE *out, const struct npg_run *run);
+/* Statement @s's failed and unreproducible observations, one line each */
+void npg_report_mismatches(FILE *out, const struct npg_run *run, int s,
+			   const struct npg_obs *obs);
 
 /* JSON string escaping, shared with other JSON writers */
 void npg_json_string(FILE *out, const char *s);

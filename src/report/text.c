@@ -1,9 +1,14 @@
-/* Text reports through libsmartcols, as util-linux tools print tables. */
+/*
+ * Text reports through libsmartcols, as util-linux tools print tables: a
+ * step-by-step trace for one column, a side-by-side table for several. The
+ * table is filled one row per statement as the run goes, from the compact
+ * cell strings only, and printed when the run ends.
+ */
 #include <libsmartcols.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/report_impl.h"
 
 static void render_counts(const struct npg_run *run, const struct npg_obs *o, char *buf,
 			  size_t len)
@@ -34,167 +39,133 @@ static void cell_text(const struct npg_obs *o, char *buf, size_t len)
 		snprintf(buf, len, "%s", o->text);
 }
 
-static struct libscols_table *new_table(void)
+/* libsmartcols copies each cell; any failure there is a failed allocation */
+static int set_cell(struct libscols_line *ln, size_t col, const char *text)
 {
-	struct libscols_table *tb = scols_new_table();
-
-	if (!tb) {
-		perror("nprocguard");
-		exit(2);
-	}
-	return tb;
+	return scols_line_set_data(ln, col, text) < 0 ? NPG_REPORT_NO_MEMORY : 0;
 }
 
-static void add_column(struct libscols_table *tb, const char *name, double whint, int flags)
-{
-	if (!scols_table_new_column(tb, name, whint, flags)) {
-		perror("nprocguard");
-		exit(2);
-	}
-}
-
-static struct libscols_line *new_line(struct libscols_table *tb)
-{
-	struct libscols_line *ln = scols_table_new_line(tb, NULL);
-
-	if (!ln) {
-		perror("nprocguard");
-		exit(2);
-	}
-	return ln;
-}
-
-static void statement_cells(struct libscols_line *ln, const struct npg_run *run, int s)
+static int statement_cells(struct libscols_line *ln, const struct npg_run *run, int s)
 {
 	const struct npg_stmt *st = &run->sc->stmts[s];
-	char line[16];
+	char line[16], text[160];
+	int rc = 0;
 
 	snprintf(line, sizeof(line), "%d", st->line);
-	scols_line_set_data(ln, 0, line);
+	rc |= set_cell(ln, 0, line);
 	if (st->kind == NPG_STMT_STEP) {
-		scols_line_set_data(ln, 1, run->sc->tasks[st->task].name);
-		scols_line_set_data(ln, 2, st->text);
+		rc |= set_cell(ln, 1, run->sc->tasks[st->task].name);
+		rc |= set_cell(ln, 2, st->text);
 	} else {
-		char text[160];
-
 		snprintf(text, sizeof(text), "check %s", st->text);
-		scols_line_set_data(ln, 1, "");
-		scols_line_set_data(ln, 2, text);
+		rc |= set_cell(ln, 1, "");
+		rc |= set_cell(ln, 2, text);
 	}
+	return rc;
 }
 
-static void print_header(FILE *out, const struct npg_run *run)
+int npg_text_begin(struct npg_report *r, const struct npg_run *run)
+{
+	static const struct { const char *name; double whint; int flags; } trace[] = {
+		{ "LINE", 4, SCOLS_FL_RIGHT }, { "TASK", 8, 0 }, { "STEP", 24, 0 },
+		{ "RESULT", 8, 0 }, { "EXPECTED", 8, 0 }, { "UIDS", 14, 0 }, { "FLAG", 5, 0 },
+		{ "COUNTS", 20, 0 },
+	};
+	struct libscols_table *tb = scols_new_table();
+
+	if (!tb)
+		return NPG_REPORT_NO_MEMORY;
+	r->table = tb;
+	if (run->ncols == 1) {
+		for (size_t i = 0; i < sizeof(trace) / sizeof(trace[0]); i++)
+			if (!scols_table_new_column(tb, trace[i].name, trace[i].whint, trace[i].flags))
+				return NPG_REPORT_NO_MEMORY;
+		return 0;
+	}
+	for (size_t i = 0; i < 3; i++)
+		if (!scols_table_new_column(tb, trace[i].name, trace[i].whint, trace[i].flags))
+			return NPG_REPORT_NO_MEMORY;
+	for (int c = 0; c < run->ncols; c++)
+		if (!scols_table_new_column(tb, run->cols[c].backend->label, 8, 0))
+			return NPG_REPORT_NO_MEMORY;
+	return 0;
+}
+
+static int trace_cells(struct libscols_line *ln, const struct npg_run *run, int s,
+		       const struct npg_obs *o)
+{
+	const struct npg_stmt *st = &run->sc->stmts[s];
+	char buf[256];
+	int rc = 0;
+
+	if (!run->cols[0].started)
+		return 0;
+	cell_text(o, buf, sizeof(buf));
+	rc |= set_cell(ln, 3, o->unreproducible ? "unreproducible" : o->text);
+	rc |= set_cell(ln, 4, !o->expected ? "" : o->ok ? o->expected : buf);
+	if (st->task >= 0 && o->actor.state != NPG_TASK_ABSENT) {
+		char ru[32], eu[32], su[32];
+
+		npg_render_uid(run->sc, o->actor.cred.uid.real, false, ru, sizeof(ru));
+		npg_render_uid(run->sc, o->actor.cred.uid.eff, false, eu, sizeof(eu));
+		npg_render_uid(run->sc, o->actor.cred.uid.saved, false, su, sizeof(su));
+		snprintf(buf, sizeof(buf), "%s %s %s", ru, eu, su);
+		rc |= set_cell(ln, 5, buf);
+		rc |= set_cell(ln, 6, o->actor.nproc_exceeded ? "set" : "-");
+	}
+	render_counts(run, o, buf, sizeof(buf));
+	rc |= set_cell(ln, 7, buf);
+	return rc;
+}
+
+int npg_text_statement(struct npg_report *r, const struct npg_run *run, int s,
+		       const struct npg_obs *obs)
+{
+	struct libscols_line *ln = scols_table_new_line(r->table, NULL);
+	char buf[256];
+	int rc;
+
+	if (!ln)
+		return NPG_REPORT_NO_MEMORY;
+	rc = statement_cells(ln, run, s);
+	if (run->ncols == 1)
+		return rc | trace_cells(ln, run, s, &obs[0]);
+	for (int c = 0; c < run->ncols; c++) {
+		cell_text(&obs[c], buf, sizeof(buf));
+		rc |= set_cell(ln, (size_t)(3 + c), run->cols[c].started ? buf : "-");
+	}
+	return rc;
+}
+
+int npg_text_finish(struct npg_report *r, const struct npg_run *run)
 {
 	const struct npg_scenario *sc = run->sc;
+	FILE *out = r->out;
 
 	fprintf(out, "%s%s%s\n", sc->file, sc->title ? ": " : "", sc->title ? sc->title : "");
 	if (sc->source)
 		fprintf(out, "source: %s\n", sc->source);
-}
-
-static void print_trace(FILE *out, const struct npg_run *run)
-{
-	const struct npg_column *col = &run->cols[0];
-	struct libscols_table *tb = new_table();
-	char buf[256];
-
-	fprintf(out, "backend: %s\n", col->backend->label);
-	add_column(tb, "LINE", 4, SCOLS_FL_RIGHT);
-	add_column(tb, "TASK", 8, 0);
-	add_column(tb, "STEP", 24, 0);
-	add_column(tb, "RESULT", 8, 0);
-	add_column(tb, "EXPECTED", 8, 0);
-	add_column(tb, "UIDS", 14, 0);
-	add_column(tb, "FLAG", 5, 0);
-	add_column(tb, "COUNTS", 20, 0);
-	for (int s = 0; s < run->sc->nstmts; s++) {
-		const struct npg_obs *o = npg_run_obs(run, s, 0);
-		const struct npg_stmt *st = &run->sc->stmts[s];
-		struct libscols_line *ln = new_line(tb);
-
-		statement_cells(ln, run, s);
-		cell_text(o, buf, sizeof(buf));
-		scols_line_set_data(ln, 3, o->unreproducible ? "unreproducible" : o->text);
-		scols_line_set_data(ln, 4, !o->expected ? "" : o->ok ? o->expected : buf);
-		if (st->task >= 0 && o->actor.state != NPG_TASK_ABSENT) {
-			char r[32], e[32], sv[32];
-
-			npg_render_uid(run->sc, o->actor.cred.uid.real, false, r, sizeof(r));
-			npg_render_uid(run->sc, o->actor.cred.uid.eff, false, e, sizeof(e));
-			npg_render_uid(run->sc, o->actor.cred.uid.saved, false, sv, sizeof(sv));
-			snprintf(buf, sizeof(buf), "%s %s %s", r, e, sv);
-			scols_line_set_data(ln, 5, buf);
-			scols_line_set_data(ln, 6, o->actor.nproc_exceeded ? "set" : "-");
-		}
-		render_counts(run, o, buf, sizeof(buf));
-		scols_line_set_data(ln, 7, buf);
-	}
-	scols_table_set_stream(tb, out);
-	scols_print_table(tb);
-	scols_unref_table(tb);
-}
-
-static void print_side_by_side(FILE *out, const struct npg_run *run)
-{
-	struct libscols_table *tb = new_table();
-	char buf[256];
-
-	add_column(tb, "LINE", 4, SCOLS_FL_RIGHT);
-	add_column(tb, "TASK", 8, 0);
-	add_column(tb, "STEP", 24, 0);
-	for (int c = 0; c < run->ncols; c++)
-		add_column(tb, run->cols[c].backend->label, 8, 0);
-	for (int s = 0; s < run->sc->nstmts; s++) {
-		struct libscols_line *ln = new_line(tb);
-
-		statement_cells(ln, run, s);
-		for (int c = 0; c < run->ncols; c++) {
-			cell_text(npg_run_obs(run, s, c), buf, sizeof(buf));
-			scols_line_set_data(ln, (size_t)(3 + c), run->cols[c].started ? buf : "-");
-		}
-	}
-	scols_table_set_stream(tb, out);
-	scols_print_table(tb);
-	scols_unref_table(tb);
-}
-
-void npg_report_text(FILE *out, const struct npg_run *run)
-{
-	print_header(out, run);
 	for (int c = 0; c < run->ncols; c++)
 		if (!run->cols[c].started)
 			fprintf(out, "%s: could not start: %s\n", run->cols[c].backend->label,
 				run->cols[c].error);
 	if (run->ncols == 1)
-		print_trace(out, run);
-	else
-		print_side_by_side(out, run);
+		fprintf(out, "backend: %s\n", run->cols[0].backend->label);
+	if (r->table) {
+		scols_table_set_stream(r->table, out);
+		if (scols_print_table(r->table) < 0 && !ferror(out))
+			return NPG_REPORT_NO_MEMORY;
+	}
 	fprintf(out, "%d expectations: %d held, %d failed", run->expectations, run->held,
 		run->failed);
 	if (run->unreproducible)
 		fprintf(out, ", %d unreproducible here", run->unreproducible);
 	fprintf(out, "\n\n");
+	return 0;
 }
 
-void npg_report_mismatches(FILE *out, const struct npg_run *run)
+void npg_text_discard(struct npg_report *r)
 {
-	for (int s = 0; s < run->sc->nstmts; s++) {
-		const struct npg_stmt *st = &run->sc->stmts[s];
-
-		for (int c = 0; c < run->ncols; c++) {
-			const struct npg_obs *o = npg_run_obs(run, s, c);
-
-			if (o->unreproducible && run->cols[c].started)
-				fprintf(out, "%s:%d: %s: unreproducible here: %s\n", run->sc->file,
-					st->line, run->cols[c].backend->label, o->reason);
-			if (!o->ok && run->cols[c].started) {
-				char label[160];
-
-				npg_stmt_label(run->sc, st, label, sizeof(label));
-				fprintf(out, "%s:%d: %s: %s: expected %s, got %s\n", run->sc->file,
-					st->line, run->cols[c].backend->label, label, o->expected,
-					o->text);
-			}
-		}
-	}
+	scols_unref_table(r->table);
+	r->table = NULL;
 }

@@ -61,41 +61,38 @@ static int diff_actor(const struct npg_run *run, int s, const struct npg_task *a
 	return n;
 }
 
-void npg_conform_diff(const struct npg_run *run, int ca, int cb,
-		      void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
+void npg_conform_diff(const struct npg_run *run, int s, const struct npg_obs *obs, int ca,
+		      int cb, void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
 		      void *arg, struct npg_conform_stats *stats)
 {
 	const struct npg_scenario *sc = run->sc;
+	const struct npg_stmt *st = &sc->stmts[s];
+	const struct npg_obs *a = &obs[ca], *b = &obs[cb];
+	int n = 0;
 
-	for (int s = 0; s < sc->nstmts; s++) {
-		const struct npg_stmt *st = &sc->stmts[s];
-		const struct npg_obs *a = npg_run_obs(run, s, ca), *b = npg_run_obs(run, s, cb);
-		int n = 0;
-
-		stats->statements++;
-		if (a->unreproducible || b->unreproducible) {
-			stats->unreproducible++;
-			continue;
-		}
-		n += differ(run, s, st->kind == NPG_STMT_STEP ? "result" : "value", a->text, b->text,
-			    emit, arg);
-		if (st->kind == NPG_STMT_STEP) {
-			n += diff_actor(run, s, &a->actor, &b->actor, emit, arg);
-			for (int u = 0; u < sc->nnames; u++) {
-				char field[48], x[24], y[24];
-
-				if (sc->names[u].group || a->counts[u] == NPG_COUNT_UNKNOWN ||
-				    b->counts[u] == NPG_COUNT_UNKNOWN)
-					continue;
-				snprintf(field, sizeof(field), "count %s", sc->names[u].name);
-				snprintf(x, sizeof(x), "%ld", a->counts[u]);
-				snprintf(y, sizeof(y), "%ld", b->counts[u]);
-				n += differ(run, s, field, x, y, emit, arg);
-			}
-		}
-		if (n)
-			stats->differ++;
-		else
-			stats->agree++;
+	stats->statements++;
+	if (a->unreproducible || b->unreproducible) {
+		stats->unreproducible++;
+		return;
 	}
+	n += differ(run, s, st->kind == NPG_STMT_STEP ? "result" : "value", a->text, b->text,
+		    emit, arg);
+	if (st->kind == NPG_STMT_STEP) {
+		n += diff_actor(run, s, &a->actor, &b->actor, emit, arg);
+		for (int u = 0; u < sc->nnames; u++) {
+			char field[48], x[24], y[24];
+
+			if (sc->names[u].group || a->counts[u] == NPG_COUNT_UNKNOWN ||
+			    b->counts[u] == NPG_COUNT_UNKNOWN)
+				continue;
+			snprintf(field, sizeof(field), "count %s", sc->names[u].name);
+			snprintf(x, sizeof(x), "%ld", a->counts[u]);
+			snprintf(y, sizeof(y), "%ld", b->counts[u]);
+			n += differ(run, s, field, x, y, emit, arg);
+		}
+	}
+	if (n)
+		stats->differ++;
+	else
+		stats->agree++;
 }

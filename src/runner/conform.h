@@ -15,12 +15,13 @@ struct npg_conform_stats {
 };
 
 /*
- * Compare columns @ca and @cb of @run: each statement's result or value, and
- * after each step the acting task's state, ids, capabilities and flag, and
- * every user's count that both can observe. Calls @emit for each difference.
+ * Compare columns @ca and @cb of statement @s (@obs: what each column
+ * observed, from a runner sink): the result or value, and after a step the
+ * acting task's state, ids, capabilities and flag, and every user's count
+ * that both can observe. Calls @emit for each difference.
  */
-void npg_conform_diff(const struct npg_run *run, int ca, int cb,
-		      void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
+void npg_conform_diff(const struct npg_run *run, int s, const struct npg_obs *obs, int ca,
+		      int cb, void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
 		      void *arg, struct npg_conform_stats *stats);
 
 #endif

@@ -64,52 +64,87 @@ static void observe(struct npg_run *run, struct npg_column *col, int si, struct 
 	}
 }
 
-int npg_run_scenario(struct npg_run *run, const struct npg_scenario *sc,
-		     struct npg_column *cols, int ncols)
+/* Each column's observation buffers, reused for every statement */
+static int alloc_obs(struct npg_run *run)
+{
+	size_t nnames = run->sc->nnames ? (size_t)run->sc->nnames : 1;
+
+	run->obs = calloc((size_t)run->ncols, sizeof(*run->obs));
+	run->counts = calloc((size_t)run->ncols * nnames, sizeof(long));
+	if (!run->obs || !run->counts)
+		return NPG_RUN_NO_MEMORY;
+	for (int c = 0; c < run->ncols; c++)
+		run->obs[c].counts = run->counts + (size_t)c * nnames;
+	return 0;
+}
+
+/* Start the columns' backends; a column that fails keeps its error and is left out */
+static int start_all(struct npg_run *run)
 {
 	int rc = 0;
-	size_t nobs = (size_t)sc->nstmts * (size_t)ncols;
+
+	for (int c = 0; c < run->ncols; c++) {
+		struct npg_column *col = &run->cols[c];
+		struct npg_backend *b = col->backend;
+
+		if (b->ops->start(b, run->sc) < 0) {
+			snprintf(col->error, sizeof(col->error), "%s", b->error);
+			b->ops->stop(b);
+			rc = NPG_RUN_NOT_STARTED;
+			continue;
+		}
+		col->started = true;
+	}
+	return rc;
+}
+
+int npg_run_scenario(struct npg_run *run, const struct npg_scenario *sc,
+		     struct npg_column *cols, int ncols, const struct npg_sink *sink)
+{
+	int rc, stop = 0;
 
 	memset(run, 0, sizeof(*run));
 	run->sc = sc;
 	run->cols = cols;
 	run->ncols = ncols;
-	run->obs = calloc(nobs ? nobs : 1, sizeof(*run->obs));
-	if (!run->obs)
-		return -1;
-	for (size_t i = 0; i < nobs; i++) {
-		run->obs[i].counts = calloc(sc->nnames ? (size_t)sc->nnames : 1, sizeof(long));
-		if (!run->obs[i].counts)
-			return -1;
+	for (int c = 0; c < ncols; c++)
+		cols[c].started = false;
+	if (alloc_obs(run) < 0)
+		return NPG_RUN_NO_MEMORY;
+	/* in step, so that a statement's observations on every column are at hand together */
+	rc = start_all(run);
+	if (sink->begin)
+		stop = sink->begin(sink->arg, run);
+	for (int s = 0; !stop && s < sc->nstmts; s++) {
+		for (int c = 0; c < ncols; c++) {
+			struct npg_obs *o = &run->obs[c];
+			long *counts = o->counts;
+
+			memset(o, 0, sizeof(*o));
+			o->counts = counts;
+			if (cols[c].started)
+				observe(run, &cols[c], s, o);
+		}
+		run->done = s + 1;
+		if (sink->statement)
+			stop = sink->statement(sink->arg, run, s, run->obs);
 	}
 	for (int c = 0; c < ncols; c++) {
-		struct npg_backend *b = cols[c].backend;
-
-		if (b->ops->start(b, sc) < 0) {
-			snprintf(cols[c].error, sizeof(cols[c].error), "%s", b->error);
-			b->ops->stop(b);
-			rc = -1;
+		if (!cols[c].started)
 			continue;
-		}
-		cols[c].started = true;
-		for (int s = 0; s < sc->nstmts; s++)
-			observe(run, &cols[c], s, npg_run_obs(run, s, c));
-		if (cols[c].before_stop)
-			cols[c].before_stop(b, cols[c].before_stop_arg);
-		b->ops->stop(b);
+		if (!stop && cols[c].before_stop)
+			cols[c].before_stop(cols[c].backend, cols[c].before_stop_arg);
+		cols[c].backend->ops->stop(cols[c].backend);
 	}
-	return rc;
+	return stop ? stop : rc;
 }
 
 void npg_run_free(struct npg_run *run)
 {
-	size_t nobs = (size_t)run->sc->nstmts * (size_t)run->ncols;
-
-	if (run->obs)
-		for (size_t i = 0; i < nobs; i++)
-			free(run->obs[i].counts);
 	free(run->obs);
+	free(run->counts);
 	run->obs = NULL;
+	run->counts = NULL;
 }
 
 void npg_stmt_label(const struct npg_scenario *sc, const struct npg_stmt *st, char *buf,

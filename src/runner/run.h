@@ -1,4 +1,9 @@
-/* Runs a scenario on one or more backends and records what each observed. */
+/*
+ * Runs a scenario on one or more backends in step, statement by statement,
+ * and hands what each observed to a sink as it happens. Nothing is kept per
+ * statement: memory grows with the scenario's tasks and users, not with its
+ * length; a report that needs the whole run (the text table) keeps its own.
+ */
 #ifndef NPG_RUNNER_RUN_H
 #define NPG_RUNNER_RUN_H
 
@@ -9,7 +14,7 @@
 #define NPG_TEXT 96
 #define NPG_COUNT_UNKNOWN LONG_MIN	/* a count this backend cannot observe faithfully */
 
-/* What one backend observed at one statement. */
+/* What one backend observed at one statement; valid during the sink's call only. */
 struct npg_obs {
 	char text[NPG_TEXT];	/* result or check value, canonical */
 	const char *expected;	/* NULL: no expectation for this column */
@@ -30,25 +35,46 @@ struct npg_column {
 	void *before_stop_arg;
 };
 
+struct npg_run;
+
+/*
+ * Where observations go. Each callback may be NULL; a non-zero return stops
+ * the run (a write error, no memory), and npg_run_scenario() returns it.
+ */
+struct npg_sink {
+	/* every backend has been started (or failed to: cols[c].started) */
+	int (*begin)(void *arg, const struct npg_run *run);
+	/* statement @stmt on every column: @obs[c]; meaningless where !cols[c].started */
+	int (*statement)(void *arg, const struct npg_run *run, int stmt,
+			 const struct npg_obs *obs);
+	void *arg;
+};
+
 struct npg_run {
 	const struct npg_scenario *sc;
 	int ncols;
 	struct npg_column *cols;
-	struct npg_obs *obs;	/* [stmt * ncols + col] */
+	int done;		/* statements run so far */
 	int expectations, held, failed, unreproducible;
+	struct npg_obs *obs;	/* [ncols], the current statement */
+	long *counts;		/* [ncols * nnames], behind obs[c].counts */
 };
 
-/* Run @sc on each backend of @cols in turn. Returns 0, or -1 when a backend could not start. */
+/* npg_run_scenario() results other than 0 and a sink's own return value */
+#define NPG_RUN_NOT_STARTED (-1)	/* a backend could not start; the others ran */
+#define NPG_RUN_NO_MEMORY (-2)		/* nothing ran */
+
+/*
+ * Start every backend of @cols, run each statement of @sc on all of them in
+ * turn, give each statement's observations to @sink, stop the backends.
+ * Returns 0, NPG_RUN_NOT_STARTED, NPG_RUN_NO_MEMORY, or what the sink
+ * returned to stop the run. Free with npg_run_free() in every case.
+ */
 int npg_run_scenario(struct npg_run *run, const struct npg_scenario *sc,
-		     struct npg_column *cols, int ncols);
+		     struct npg_column *cols, int ncols, const struct npg_sink *sink);
 void npg_run_free(struct npg_run *run);
 /* "task: operation args" or "check ...", as written */
 void npg_stmt_label(const struct npg_scenario *sc, const struct npg_stmt *st, char *buf,
 		    size_t len);
-
-static inline struct npg_obs *npg_run_obs(const struct npg_run *run, int stmt, int col)
-{
-	return &run->obs[stmt * run->ncols + col];
-}
 
 #endif

@@ -1,0 +1,138 @@
+/*
+ * A report as a sink of the runner: each statement goes to its format's
+ * writer as it is observed, and a write error or a failed allocation stops
+ * the run instead of running on into the void.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_impl.h"
+
+void npg_report_init(struct npg_report *r, enum npg_format fmt, FILE *out, FILE *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->fmt = fmt;
+	r->out = out;
+	r->err = err;
+}
+
+static int check_streams(struct npg_report *r)
+{
+	if (r->no_memory)
+		return NPG_REPORT_NO_MEMORY;
+	if (ferror(r->out) || ferror(r->err))
+		return NPG_REPORT_WRITE_ERROR;
+	if (r->held && ferror(r->held))
+		return NPG_REPORT_NO_MEMORY;	/* a memory stream fails only to grow */
+	return 0;
+}
+
+static int sink_begin(void *arg, const struct npg_run *run)
+{
+	struct npg_report *r = arg;
+
+	switch (r->fmt) {
+	case NPG_FORMAT_TEXT:
+		/* mismatch lines follow the table, which is printed at the end */
+		r->held = open_memstream(&r->held_buf, &r->held_len);
+		if (!r->held)
+			return NPG_REPORT_NO_MEMORY;
+		return npg_text_begin(r, run);
+	case NPG_FORMAT_JSON:
+		npg_json_run_begin(r, run);
+		break;
+	case NPG_FORMAT_TAP:
+		break;
+	}
+	return check_streams(r);
+}
+
+static int sink_statement(void *arg, const struct npg_run *run, int s, const struct npg_obs *obs)
+{
+	struct npg_report *r = arg;
+	int rc = 0;
+
+	switch (r->fmt) {
+	case NPG_FORMAT_TEXT:
+		rc = npg_text_statement(r, run, s, obs);
+		npg_report_mismatches(r->held, run, s, obs);
+		break;
+	case NPG_FORMAT_JSON:
+		npg_json_statement(r, run, s, obs);
+		npg_report_mismatches(r->err, run, s, obs);
+		break;
+	case NPG_FORMAT_TAP:
+		npg_tap_statement(r, run, s, obs);
+		npg_report_mismatches(r->err, run, s, obs);
+		break;
+	}
+	return rc ? rc : check_streams(r);
+}
+
+struct npg_sink npg_report_sink(struct npg_report *r)
+{
+	return (struct npg_sink){ .begin = sink_begin, .statement = sink_statement, .arg = r };
+}
+
+int npg_report_finish_run(struct npg_report *r, const struct npg_run *run)
+{
+	int rc = 0;
+
+	switch (r->fmt) {
+	case NPG_FORMAT_TEXT:
+		rc = npg_text_finish(r, run);
+		if (rc)
+			break;
+		if (!r->held || fclose(r->held) != 0) {
+			r->held = NULL;
+			rc = NPG_REPORT_NO_MEMORY;
+			break;
+		}
+		r->held = NULL;
+		fflush(r->out);	/* the table first, then what went wrong in it */
+		fwrite(r->held_buf, 1, r->held_len, r->err);
+		break;
+	case NPG_FORMAT_JSON:
+		npg_json_run_finish(r, run);
+		break;
+	case NPG_FORMAT_TAP:
+		break;
+	}
+	if (!rc)
+		rc = check_streams(r);
+	npg_report_discard_run(r);
+	return rc;
+}
+
+void npg_report_discard_run(struct npg_report *r)
+{
+	if (r->held)
+		fclose(r->held);
+	r->held = NULL;
+	free(r->held_buf);
+	r->held_buf = NULL;
+	r->held_len = 0;
+	npg_text_discard(r);
+}
+
+void npg_report_mismatches(FILE *out, const struct npg_run *run, int s,
+			   const struct npg_obs *obs)
+{
+	const struct npg_stmt *st = &run->sc->stmts[s];
+
+	for (int c = 0; c < run->ncols; c++) {
+		const struct npg_obs *o = &obs[c];
+		char label[160];
+
+		if (!run->cols[c].started)
+			continue;
+		if (o->unreproducible)
+			fprintf(out, "%s:%d: %s: unreproducible here: %s\n", run->sc->file, st->line,
+				run->cols[c].backend->label, o->reason);
+		if (!o->ok) {
+			npg_stmt_label(run->sc, st, label, sizeof(label));
+			fprintf(out, "%s:%d: %s: %s: expected %s, got %s\n", run->sc->file, st->line,
+				run->cols[c].backend->label, label, o->expected, o->text);
+		}
+	}
+}

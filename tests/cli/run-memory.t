@@ -1,0 +1,59 @@
+#!/bin/sh
+# nprocguard run on long scenarios: under any address-space limit, a result
+# or a clean "out of memory" (exit 2), never a signal.
+. "$(dirname "$0")/lib.sh"
+
+# 100,000 statements, each with an expectation, run under all eight policies
+{
+	echo 'scenario "long"'
+	echo 'user root 0'
+	echo 'user www 1000 procs 1'
+	echo 'task daemon uid root'
+	echo 'daemon: fork a => ok'
+	yes 'a: setrlimit nproc 5 5 => ok
+check count www => 1' | head -n 99999
+} >"$TMP/long.npg"
+
+# ulimit_run KB FORMAT: run under `ulimit -v KB`; success, or exit 1/2 with
+# an out-of-memory message; a signal (status > 128) fails
+ulimit_run() {
+	(ulimit -v "$1" && exec "$NPG" run -f "$2" "$TMP/long.npg") >"$TMP/stdout" 2>"$TMP/stderr"
+	_rc=$?
+	case $_rc in
+	0) return 0 ;;
+	1|2) grep -Eq "out of memory|Cannot allocate memory" "$TMP/stderr" ||
+		{ echo "exit $_rc without an out-of-memory message:"; cat "$TMP/stderr"; return 1; } ;;
+	*) echo "exit status $_rc under ulimit -v $1 (-f $2)"; head -5 "$TMP/stderr"; return 1 ;;
+	esac
+}
+
+# The sanitizers reserve terabytes of address space: no ulimit -v for them
+if nm "$NPG" 2>/dev/null | grep -q __asan_init; then
+	test_skip "limited address space" "sanitized build"
+else
+	for kb in 50000 100000 300000; do
+		for f in tap json text; do
+			test_expect "under ulimit -v $kb, -f $f succeeds or says out of memory" "
+				ulimit_run $kb $f
+			"
+		done
+	done
+	# the observations were kept for every statement and policy: 561 MB here
+	for f in tap json; do
+		test_expect "-f $f writes 100,000 statements in 300 MB of address space" "
+			(ulimit -v 300000 && exec \"\$NPG\" run -f $f \"\$TMP/long.npg\") >\"\$TMP/out.$f\" &&
+			tail -1 \"\$TMP/out.$f\" | grep -q .
+		"
+	done
+fi
+
+test_expect "JSON of a long run is complete and valid" '
+	expect_exit 0 "$NPG" run -f json "$TMP/long.npg" &&
+	jq -e ".summary.failed == 0 and (.scenarios[0].statements | length) == 100000" \
+		"$TMP/stdout" >/dev/null
+'
+test_expect "TAP of a long run counts every expectation" '
+	expect_exit 0 "$NPG" run -f tap "$TMP/long.npg" &&
+	test "$(tail -1 "$TMP/stdout")" = "1..800000"
+'
+test_done
