@@ -73,6 +73,10 @@ load_ms=$(median_ms env NPROCGUARD_BPF_PIN=/nonexistent "$NPG" status -J --sourc
 proc_ms=$(median_ms "$NPG" status -J --source proc)
 counts_ms=$(median_ms "$NPG" status -J --source proc -o UID,TASKS,PROCS,ZOMBIES,FLAGGED)
 ps_ms=$(median_ms sh -c "$ps_pipeline")
+# names to names: the USER column against ps resolving ruser
+ps_names="ps -eLo ruser= | sort | uniq -c"
+names_ms=$(median_ms "$NPG" status -J -o UID,USER,TASKS)
+psn_ms=$(median_ms sh -c "$ps_names")
 echo "load: $tasks tasks of 50 test uids (plus the machine's own), counts identical"
 echo "nprocguard status -J (pinned BPF iterator):      $npg_ms ms (median of $REPS)"
 echo "  the same without USER (no NSS lookups):        $num_ms ms"
@@ -80,7 +84,12 @@ echo "nprocguard status -J --source bpf (loads it):    $load_ms ms"
 echo "nprocguard status -J --source proc:              $proc_ms ms"
 echo "  the same without the limit columns:            $counts_ms ms"
 echo "ps -eLo ruid= | sort | uniq -c:                  $ps_ms ms"
+echo "nprocguard status -J -o UID,USER,TASKS (names):  $names_ms ms"
+echo "ps -eLo ruser= | sort | uniq -c:                 $psn_ms ms"
 awk -v a="$npg_ms" -v n="$num_ms" -v l="$load_ms" -v p="$proc_ms" -v c="$counts_ms" -v b="$ps_ms" 'BEGIN {
 	printf "ratio: status -J is %.1fx faster than the ps pipeline ", b / a
 	printf "(without USER %.1fx; loading the iterator itself %.1fx, /proc %.1fx, ", b / n, b / l, b / p
 	printf "/proc without limits %.1fx)\n", b / c }'
+awk -v n="$num_ms" -v b="$ps_ms" -v a="$names_ms" -v p="$psn_ms" 'BEGIN {
+	printf "like for like: numbers (status without USER vs ps ruid=) %.1fx; ", b / n
+	printf "names (status -o UID,USER,TASKS vs ps ruser=) %.1fx\n", p / a }'

@@ -27,6 +27,7 @@ int npg_cmd_policies(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct libscols_table *tb;
+	struct libscols_column *flag = NULL;
 	int c;
 	bool json = false, raw = false, noheadings = false;
 
@@ -54,13 +55,15 @@ int npg_cmd_policies(int argc, char **argv)
 	scols_table_enable_noheadings(tb, noheadings);
 	if (!scols_table_new_column(tb, "NAME", 15, 0) ||
 	    !scols_table_new_column(tb, "KERNELS", 12, 0) ||
-	    !scols_table_new_column(tb, "FLAG", 4, 0) ||
+	    !(flag = scols_table_new_column(tb, "FLAG", 4, 0)) ||
 	    !scols_table_new_column(tb, "SUMMARY", 60, SCOLS_FL_WRAP) ||
 	    !scols_table_new_column(tb, "SOURCE", 40, SCOLS_FL_WRAP)) {
 		perror("nprocguard");
 		scols_unref_table(tb);
 		return NPG_EXIT_USAGE;
 	}
+	/* yes/no in text, true/false in JSON (libsmartcols reads "no" as false) */
+	scols_column_set_json_type(flag, SCOLS_JSON_BOOLEAN);
 	for (int i = 0; npg_policies[i]; i++) {
 		const struct npg_policy *p = npg_policies[i];
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);

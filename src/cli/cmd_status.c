@@ -8,10 +8,12 @@
 #include <libsmartcols.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "tools/procscan.h"
@@ -42,14 +44,17 @@ static const struct colinfo user_cols[NUSERCOLS] = {
 	[COL_PROCS] = { "PROCS", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "processes (thread groups)" },
 	[COL_ZOMBIES] = { "ZOMBIES", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
 			  "exited, not yet reaped: still counted" },
-	[COL_NPROC] = { "NPROC", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
-			"lowest soft RLIMIT_NPROC among the user's processes" },
-	[COL_NPROC_MAX] = { "NPROC-MAX", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
+	[COL_NPROC] = { "NPROC", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			"lowest soft RLIMIT_NPROC among the user's processes (JSON: null\n"
+			"              for unlimited)" },
+	[COL_NPROC_MAX] = { "NPROC-MAX", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
 			    "highest soft RLIMIT_NPROC among the user's processes" },
-	[COL_HEADROOM] = { "HEADROOM", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
-			   "NPROC minus TASKS: forks left to the most limited process" },
+	[COL_HEADROOM] = { "HEADROOM", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			   "NPROC minus TASKS: forks left to the most limited process\n"
+			   "              (JSON: null for unlimited or exempt)" },
 	[COL_FLAGGED] = { "FLAGGED", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
-			  "tasks with PF_NPROC_EXCEEDED: their next execve() may fail" },
+			  "how many tasks have PF_NPROC_EXCEEDED (a count; per task, -t,\n"
+			  "              it is a boolean): their next execve() may fail" },
 	[COL_KCOUNT] = { "KCOUNT", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
 			 "the kernel's own RLIMIT_NPROC counter of the user (ucounts; user_struct\n"
 			 "              before 5.14), which copy_process() compares: it also charges\n"
@@ -68,8 +73,8 @@ static const struct colinfo task_cols[NTASKCOLS] = {
 	[TCOL_STATE] = { "STATE", 6, 0, SCOLS_JSON_STRING, "running or zombie" },
 	[TCOL_FLAGGED] = { "FLAGGED", 3, SCOLS_FL_RIGHT, SCOLS_JSON_BOOLEAN,
 			   "1 if PF_NPROC_EXCEEDED is set: execve() will re-check the limit" },
-	[TCOL_NPROC] = { "NPROC", 6, SCOLS_FL_RIGHT, SCOLS_JSON_STRING,
-			 "soft RLIMIT_NPROC of its process" },
+	[TCOL_NPROC] = { "NPROC", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			 "soft RLIMIT_NPROC of its process (JSON: null for unlimited)" },
 	[TCOL_KCOUNT] = { "KCOUNT", 6, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
 			  "the kernel's RLIMIT_NPROC counter its real credentials are charged to" },
 };
@@ -177,12 +182,18 @@ static void name_rows(struct npg_usernames *names, struct user_row *rows, size_t
 	}
 }
 
-static void limit_text(uint64_t v, char *buf, size_t len)
+static bool json_output;	/* JSON has no words in number columns: null instead */
+
+/* NULL (JSON null) for unlimited in JSON */
+static const char *limit_text(uint64_t v, char *buf, size_t len)
 {
+	if (v == UINT64_MAX && json_output)
+		return NULL;
 	if (v == UINT64_MAX)
 		snprintf(buf, len, "unlimited");
 	else
 		snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
 }
 
 static int parse_user(const char *arg, uint32_t *uid)
@@ -331,11 +342,13 @@ static const char *user_cell(const struct user_row *r, int col, char *buf, size_
 	case COL_PROCS: snprintf(buf, len, "%ld", r->procs); break;
 	case COL_ZOMBIES: snprintf(buf, len, "%ld", r->zombies); break;
 	case COL_FLAGGED: snprintf(buf, len, "%ld", r->flagged); break;
-	case COL_NPROC: limit_text(r->nproc_min, buf, len); break;
-	case COL_NPROC_MAX: limit_text(r->nproc_max, buf, len); break;
+	case COL_NPROC: return limit_text(r->nproc_min, buf, len);
+	case COL_NPROC_MAX: return limit_text(r->nproc_max, buf, len);
 	case COL_EXEMPT: snprintf(buf, len, "%d", exempt(r)); break;
 	case COL_HEADROOM:
 		h = headroom(r);
+		if (json_output && (exempt(r) || h == LLONG_MAX))
+			return NULL;
 		if (exempt(r))
 			snprintf(buf, len, "exempt");
 		else if (h == LLONG_MAX)
@@ -374,11 +387,56 @@ static int add_columns(struct libscols_table *tb, const struct colinfo *cols, co
 	return 0;
 }
 
-/* --check: problems on stdout, one line each; 1 if any */
-static int check(struct user_row *rows, size_t n, const struct npg_scan *s, double percent,
-		 const uint32_t *users, int nusers)
+/*
+ * One finding of --check: a line of text, or with -J an object of the
+ * "check" array: kind ("user", "exempt" or "task"), uid, tid (null for a
+ * user), and the sentence.
+ */
+static struct libscols_table *check_json;
+
+static void finding(const char *kind, uint32_t uid, pid_t tid, const char *fmt, ...)
 {
+	struct libscols_line *ln;
+	char text[512], num[32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!check_json) {
+		printf("%s\n", text);
+		return;
+	}
+	ln = scols_table_new_line(check_json, NULL);
+	if (!ln)
+		return;
+	scols_line_set_data(ln, 0, kind);
+	snprintf(num, sizeof(num), "%u", uid);
+	scols_line_set_data(ln, 1, num);
+	snprintf(num, sizeof(num), "%d", (int)tid);
+	scols_line_set_data(ln, 2, tid ? num : NULL);
+	scols_line_set_data(ln, 3, text);
+}
+
+/* --check: problems on stdout, one line each (or JSON); 1 if any */
+static int check(struct user_row *rows, size_t n, const struct npg_scan *s, double percent,
+		 const uint32_t *users, int nusers, bool json)
+{
+	static const struct { const char *name; int type; } cols[] = {
+		{ "kind", SCOLS_JSON_STRING }, { "uid", SCOLS_JSON_NUMBER },
+		{ "tid", SCOLS_JSON_NUMBER }, { "message", SCOLS_JSON_STRING },
+	};
 	int found = 0;
+
+	if (json) {
+		check_json = new_table(true, false, false, "check");
+		for (size_t i = 0; check_json && i < sizeof(cols) / sizeof(cols[0]); i++) {
+			struct libscols_column *cl = scols_table_new_column(check_json, cols[i].name, 0, 0);
+
+			if (cl)
+				scols_column_set_json_type(cl, cols[i].type);
+		}
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		struct user_row *r = &rows[i];
@@ -388,17 +446,15 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 		if (r->nproc_min != UINT64_MAX && r->nproc_min > 0 &&
 		    (double)r->tasks * 100.0 >= percent * (double)r->nproc_min) {
 			npg_user_name(r->uid, r->name, sizeof(r->name));
-			printf("user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu", r->name,
-			       r->uid, r->tasks, (double)r->tasks * 100.0 / (double)r->nproc_min,
-			       (unsigned long long)r->nproc_min);
 			/* copy_process() skips the limit for these: said, not alarmed */
-			if (exempt(r)) {
-				printf("; not at risk: copy_process() exempts %s\n", r->uid == 0
-				       ? "root" : "its tasks (CAP_SYS_RESOURCE or CAP_SYS_ADMIN)");
-				continue;
-			}
-			putchar('\n');
-			found = 1;
+			finding(exempt(r) ? "exempt" : "user", r->uid, 0,
+				"user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu%s%s", r->name,
+				r->uid, r->tasks, (double)r->tasks * 100.0 / (double)r->nproc_min,
+				(unsigned long long)r->nproc_min,
+				exempt(r) ? "; not at risk: copy_process() exempts " : "",
+				!exempt(r) ? "" : r->uid == 0 ? "root"
+				: "its tasks (CAP_SYS_RESOURCE or CAP_SYS_ADMIN)");
+			found |= !exempt(r);
 		}
 	}
 	for (size_t i = 0; i < s->ntasks; i++) {
@@ -406,11 +462,34 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 
 		if (!t->flagged || !wanted(t->ruid, users, nusers))
 			continue;
-		printf("task %d (%s, uid %u) has PF_NPROC_EXCEEDED: its next execve() fails with "
-		       "EAGAIN while the user is over RLIMIT_NPROC\n", (int)t->tid, t->comm, t->ruid);
+		finding("task", t->ruid, t->tid, "task %d (%s, uid %u) has PF_NPROC_EXCEEDED: its next "
+			"execve() fails with EAGAIN while the user is over RLIMIT_NPROC", (int)t->tid,
+			t->comm, t->ruid);
 		found = 1;
 	}
+	if (check_json) {
+		scols_print_table(check_json);
+		scols_unref_table(check_json);
+		check_json = NULL;
+	}
 	return found;
+}
+
+/*
+ * libsmartcols 2.38 prints nothing at all for a table without lines: print
+ * the header it would have printed, as lsns and lsblk show an empty table.
+ */
+static int print_table(struct libscols_table *tb, bool json, bool noheadings)
+{
+	if (json || noheadings || scols_table_get_nlines(tb) > 0)
+		return scols_print_table(tb);
+	for (size_t i = 0; i < scols_table_get_ncols(tb); i++) {
+		struct libscols_column *cl = scols_table_get_column(tb, i);
+
+		printf("%s%s", i ? " " : "", scols_cell_get_data(scols_column_get_header(cl)));
+	}
+	putchar('\n');
+	return 0;
 }
 
 static int print_users(struct user_row *rows, size_t n, const int *cols, int ncols, bool json,
@@ -418,6 +497,7 @@ static int print_users(struct user_row *rows, size_t n, const int *cols, int nco
 {
 	struct libscols_table *tb = new_table(json, raw, noheadings, "users");
 	char buf[64];
+	int rc;
 
 	if (!tb || add_columns(tb, user_cols, cols, ncols) < 0)
 		return -1;
@@ -435,21 +515,57 @@ static int print_users(struct user_row *rows, size_t n, const int *cols, int nco
 					    user_cell(&rows[i], cols[c], buf, sizeof(buf)));
 		}
 	}
-	scols_print_table(tb);
+	rc = print_table(tb, json, noheadings);
 	scols_unref_table(tb);
-	return 0;
+	return rc;
+}
+
+static const struct user_row *task_rows;	/* for the task sort by USER */
+static size_t task_nrows;
+
+static const char *task_user(uint32_t uid)
+{
+	struct user_row key = { .uid = uid };
+	const struct user_row *r = bsearch(&key, task_rows, task_nrows, sizeof(*task_rows), cmp_uid);
+
+	return r ? r->name : "";
+}
+
+static int cmp_tasks(const void *a, const void *b)
+{
+	const struct npg_scan_task *x = a, *y = b;
+	long long vx, vy;
+
+	switch (sort_col) {
+	case TCOL_USER: return strcmp(task_user(x->ruid), task_user(y->ruid));
+	case TCOL_COMM: return strcmp(x->comm, y->comm);
+	case TCOL_TID: vx = x->tid, vy = y->tid; break;
+	case TCOL_STATE: vx = x->zombie, vy = y->zombie; break;
+	case TCOL_FLAGGED: vx = x->flagged, vy = y->flagged; break;
+	case TCOL_KCOUNT: vx = x->kernel_count, vy = y->kernel_count; break;
+	case TCOL_NPROC: return x->nproc_soft < y->nproc_soft ? -1 : x->nproc_soft > y->nproc_soft;
+	default: vx = x->pid, vy = y->pid; break;
+	}
+	if (vx == vy)	/* a stable order: pid, tid */
+		return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : (x->tid > y->tid) - (x->tid < y->tid);
+	return vx < vy ? -1 : 1;
 }
 
 /* @rows sorted by uid: the names come from there */
-static int print_tasks(const struct npg_scan *s, const struct user_row *rows, size_t nrows,
+static int print_tasks(struct npg_scan *s, const struct user_row *rows, size_t nrows,
 		       const int *cols, int ncols, bool json, bool raw, bool noheadings,
 		       const uint32_t *users, int nusers)
 {
 	struct libscols_table *tb = new_table(json, raw, noheadings, "tasks");
 	char buf[64];
+	int rc;
 
 	if (!tb || add_columns(tb, task_cols, cols, ncols) < 0)
 		return -1;
+	task_rows = rows;
+	task_nrows = nrows;
+	if (sort_col != TCOL_PID)
+		qsort(s->tasks, s->ntasks, sizeof(s->tasks[0]), cmp_tasks);
 	for (size_t i = 0; i < s->ntasks; i++) {
 		const struct npg_scan_task *t = &s->tasks[i];
 		struct libscols_line *ln;
@@ -476,7 +592,7 @@ static int print_tasks(const struct npg_scan *s, const struct user_row *rows, si
 			case TCOL_COMM: snprintf(buf, sizeof(buf), "%s", t->comm); break;
 			case TCOL_STATE: snprintf(buf, sizeof(buf), "%s", t->zombie ? "zombie" : "running"); break;
 			case TCOL_FLAGGED: snprintf(buf, sizeof(buf), "%d", t->flagged); break;
-			case TCOL_NPROC: limit_text(t->nproc_soft, buf, sizeof(buf)); break;
+			case TCOL_NPROC: cell = limit_text(t->nproc_soft, buf, sizeof(buf)); break;
 			case TCOL_KCOUNT:
 				if (t->kernel_count < 0)
 					cell = NULL;
@@ -487,9 +603,9 @@ static int print_tasks(const struct npg_scan *s, const struct user_row *rows, si
 			scols_line_set_data(ln, (size_t)c, cell);
 		}
 	}
-	scols_print_table(tb);
+	rc = print_table(tb, json, noheadings);
 	scols_unref_table(tb);
-	return 0;
+	return rc;
 }
 
 static bool needs_names(bool tasks, const int *cols, int ncols, int sort)
@@ -539,9 +655,9 @@ static int pin_action(bool pin)
 }
 
 /*
- * auto: the pinned iterator if there is one we may read, else /proc.
- * Loading an iterator costs about as much as reading /proc on a small
- * system, so only --source bpf does it. Something pinned that is not
+ * auto: the pinned iterator if there is one we may read; as root, one
+ * loaded for the occasion; else /proc. (A pin spares the load: --help and
+ * the man page say so, not every run.) Something pinned that is not
  * ours, or in a directory another user controls, is an error in every
  * mode: falling back to /proc would hide the tampering.
  */
@@ -551,8 +667,11 @@ static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limit
 	bool debug = getenv("NPROCGUARD_DEBUG") != NULL;
 	int rc;
 
-	if (strcmp(source, "proc") != 0 && (strcmp(source, "bpf") == 0 || npg_taskiter_pinned(pin))) {
-		rc = npg_taskiter_scan(scan, pin, strcmp(source, "bpf") == 0, &why);
+	/* as root with no pin, loading the iterator (~80 ms) still beats /proc on a busy machine */
+	bool may_load = strcmp(source, "bpf") == 0 || (strcmp(source, "auto") == 0 && geteuid() == 0);
+
+	if (strcmp(source, "proc") != 0 && (may_load || npg_taskiter_pinned(pin))) {
+		rc = npg_taskiter_scan(scan, pin, may_load, &why);
 		if (rc == 0) {
 			if (debug)
 				fprintf(stderr, "nprocguard status: %zu tasks from the BPF iterator%s, "
@@ -565,8 +684,9 @@ static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limit
 			fprintf(stderr, "nprocguard status: %s: %s\n", pin, why);
 			return -1;
 		}
-		/* a pin root keeps to itself is no news to other users */
-		if ((errno != EACCES && errno != EPERM) || debug)
+		/* a pin root keeps to itself is no news to other users, nor is a
+		   kernel where root cannot load the iterator */
+		if (debug || (npg_taskiter_pinned(pin) && errno != EACCES && errno != EPERM))
 			fprintf(stderr, "nprocguard status: %s: %s; reading /proc instead\n", why,
 				strerror(errno));
 	}
@@ -610,7 +730,7 @@ int npg_cmd_status(int argc, char **argv)
 	const char *output = NULL, *sort = NULL, *source = "auto";
 	bool pin = false, unpin = false, partial = false;
 	bool json = false, raw = false, noheadings = false, tasks = false, all = false;
-	double percent = -1;
+	double percent = -1;	/* --check: 0 to 1000 */
 	struct npg_scan scan;
 	struct npg_usernames *names = NULL;
 	struct user_row *rows;
@@ -634,7 +754,7 @@ int npg_cmd_status(int argc, char **argv)
 		case 'c':
 			errno = 0;
 			percent = strtod(optarg, &end);
-			if (errno || end == optarg || (*end && strcmp(end, "%") != 0) || percent <= 0 ||
+			if (errno || end == optarg || (*end && strcmp(end, "%") != 0) || !(percent >= 0) ||
 			    percent > 1000) {
 				fprintf(stderr, "nprocguard status: bad --check '%s' (a percentage)\n", optarg);
 				npg_usage_error("status");
@@ -665,6 +785,11 @@ int npg_cmd_status(int argc, char **argv)
 		fprintf(stderr, "nprocguard status: unexpected argument '%s'\n", argv[optind]);
 		npg_usage_error("status");
 	}
+	if (json && raw) {
+		fprintf(stderr, "nprocguard status: --json and --raw exclude each other\n");
+		npg_usage_error("status");
+	}
+	json_output = json;
 	{
 		const struct colinfo *info = tasks ? task_cols : user_cols;
 		int ninfo = tasks ? NTASKCOLS : NUSERCOLS;
@@ -677,10 +802,10 @@ int npg_cmd_status(int argc, char **argv)
 			cols[ncols++] = all ? i : def[i];
 		if (output && parse_columns(output, info, ninfo, cols, &ncols, 32) < 0)
 			npg_usage_error("status");
-		sort_col = COL_UID;
+		sort_col = COL_UID;	/* TCOL_PID with --tasks */
 		if (sort) {
-			sort_col = column_id(user_cols, NUSERCOLS, sort, strlen(sort));
-			if (sort_col < 0 || tasks) {
+			sort_col = column_id(info, ninfo, sort, strlen(sort));
+			if (sort_col < 0) {
 				fprintf(stderr, "nprocguard status: cannot sort by '%s'%s\n", sort,
 					tasks ? " with --tasks" : "");
 				npg_usage_error("status");
@@ -688,7 +813,7 @@ int npg_cmd_status(int argc, char **argv)
 		}
 	}
 	memset(&scan, 0, sizeof(scan));
-	if (percent <= 0 && needs_names(tasks, cols, ncols, sort_col)) {
+	if (percent < 0 && needs_names(tasks, cols, ncols, sort_col)) {
 		names = npg_usernames_new();
 		if (!names) {
 			fprintf(stderr, "nprocguard status: out of memory\n");
@@ -698,7 +823,7 @@ int npg_cmd_status(int argc, char **argv)
 		if (nusers == 0)
 			scan.names = names;
 	}
-	if (scan_tasks(&scan, source, needs_limits(tasks, cols, ncols, percent > 0, sort_col),
+	if (scan_tasks(&scan, source, needs_limits(tasks, cols, ncols, percent >= 0, sort_col),
 		       &partial) < 0) {
 		npg_usernames_free(names);
 		return NPG_EXIT_USAGE;
@@ -710,11 +835,11 @@ int npg_cmd_status(int argc, char **argv)
 		fprintf(stderr, "nprocguard status: out of memory\n");
 		return NPG_EXIT_USAGE;
 	}
-	if (percent > 0)
-		rc = check(rows, nrows, &scan, percent, users, nusers) ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+	if (percent >= 0)
+		rc = check(rows, nrows, &scan, percent, users, nusers, json) ? NPG_EXIT_FAILED : NPG_EXIT_OK;
 	else if (names)
 		name_rows(names, rows, nrows);
-	if (percent <= 0 &&
+	if (percent < 0 &&
 	    (tasks ? print_tasks(&scan, rows, nrows, cols, ncols, json, raw, noheadings, users, nusers)
 		   : print_users(rows, nrows, cols, ncols, json, raw, noheadings)) < 0) {
 		fprintf(stderr, "nprocguard status: %s\n", strerror(errno));
@@ -722,6 +847,11 @@ int npg_cmd_status(int argc, char **argv)
 	}
 	if (rc == NPG_EXIT_OK && partial)
 		rc = NPG_EXIT_PARTIAL;
+	/* a full disk or a closed pipe must not pass for a complete answer */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "nprocguard status: write error: %s\n", strerror(errno));
+		rc = NPG_EXIT_USAGE;
+	}
 	free(rows);
 	npg_scan_free(&scan);
 	npg_usernames_free(names);

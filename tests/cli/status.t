@@ -38,9 +38,46 @@ test_expect "a bad --source is a usage error" '
 test_expect "--pin and --unpin together are a usage error" '
 	expect_exit 2 "$NPG" status --pin --unpin && grep -q "exclude each other" "$TMP/stderr"
 '
-test_expect "auto reads /proc when nothing is pinned" '
-	expect_exit 0 env NPROCGUARD_DEBUG=1 "$NPG" status -o UID &&
-	grep -q "tasks from /proc$" "$TMP/stderr"
+if [ "$(id -u)" -ne 0 ]; then
+	test_expect "auto reads /proc when nothing is pinned (not root)" '
+		expect_exit 0 env NPROCGUARD_DEBUG=1 "$NPG" status -o UID &&
+		grep -q "tasks from /proc$" "$TMP/stderr"
+	'
+fi
+test_expect "-t --sort takes the task columns" '
+	expect_exit 0 "$NPG" status -t -r -n -o PID,COMM --sort COMM &&
+	sort -k2,2 -s "$TMP/stdout" | cut -d" " -f2 >"$TMP/want" && cut -d" " -f2 "$TMP/stdout" | cmp - "$TMP/want" &&
+	expect_exit 0 "$NPG" status -t -r -n -o PID --sort PID &&
+	sort -n "$TMP/stdout" | cmp - "$TMP/stdout" &&
+	expect_exit 2 "$NPG" status -t --sort HEADROOM && grep -q "cannot sort by .HEADROOM. with --tasks" "$TMP/stderr"
+'
+test_expect "--check 0 is accepted (every user with a limit)" '
+	"$NPG" status --check 0 -u 0 >/dev/null 2>"$TMP/c0.err"; test $? -ne 2 && ! test -s "$TMP/c0.err"
+'
+test_expect "-J and -r together are a usage error, not the last one silently winning" '
+	expect_exit 2 "$NPG" status -J -r && grep -q "exclude each other" "$TMP/stderr"
+'
+test_expect "--check -J gives JSON" '
+	"$NPG" status --check 0 -J >"$TMP/cj.json"; test $? -ne 2 &&
+	jq -e ".check | type == \"array\"" "$TMP/cj.json" >/dev/null
+'
+test_expect "a user without tasks gets an empty table with its header" '
+	expect_exit 0 "$NPG" status -u 4294967294 -o UID,TASKS &&
+	test "$(cat "$TMP/stdout")" = "UID TASKS" &&
+	expect_exit 0 "$NPG" status -u 4294967294 -J && jq -e ".users == []" "$TMP/stdout" >/dev/null
+'
+test_expect "JSON: numbers as numbers (nproc, headroom), null for unlimited, booleans as booleans" '
+	expect_exit 0 "$NPG" status -J --output-all &&
+	jq -e "[.users[] | (.nproc | type == \"number\" or type == \"null\"),
+		(.headroom | type == \"number\" or type == \"null\"), (.exempt | type == \"boolean\")] | all" "$TMP/stdout" >/dev/null &&
+	expect_exit 0 "$NPG" status -t -J -o PID,FLAGGED,NPROC &&
+	jq -e "[.tasks[] | (.flagged | type == \"boolean\"), (.nproc | type == \"number\" or type == \"null\")] | all" "$TMP/stdout" >/dev/null &&
+	expect_exit 0 "$NPG" policies --json &&
+	jq -e "[.policies[].flag | type == \"boolean\"] | all" "$TMP/stdout" >/dev/null
+'
+test_expect "a write error on output is an error" '
+	"$NPG" status -o UID --source proc >/dev/full 2>"$TMP/full.err"; test $? -eq 2 &&
+	grep -q "write error" "$TMP/full.err"
 '
 test_expect "an unknown user is a usage error" '
 	expect_exit 2 "$NPG" status -u no-such-user-here && grep -q "unknown user" "$TMP/stderr"
@@ -104,7 +141,7 @@ for SRC in $SOURCES; do
 	test_expect "$SRC: JSON figures match" '
 		with_fixture "\"$NPG\" status --source $SRC -J -u $U2 >$TMP/u2.json" &&
 		jq -e ".users == [{\"uid\": $U2, \"user\": \"$U2\", \"tasks\": 3, \"procs\": 2, \"zombies\": 1,
-				  \"nproc\": \"5\", \"headroom\": \"2\", \"flagged\": 0}]" "$TMP/u2.json" >/dev/null
+				  \"nproc\": 5, \"headroom\": 2, \"flagged\": 0}]" "$TMP/u2.json" >/dev/null
 	'
 
 	test_expect "$SRC: --check names a user over the percentage and the flagged task, exit 1" '
@@ -155,6 +192,11 @@ if [ "$SOURCES" = "proc bpf" ]; then
 		jq -e ".users == [{\"uid\": $U1, \"kcount\": null}]" "$TMP/k0.json" >/dev/null
 	'
 fi
+
+[ "$SOURCES" = "proc bpf" ] && test_expect "as root with no pin, auto loads the iterator" '
+	expect_exit 0 env NPROCGUARD_BPF_PIN=/nonexistent/pin NPROCGUARD_DEBUG=1 "$NPG" status -o UID &&
+	grep -q "tasks from the BPF iterator," "$TMP/stderr"
+'
 
 # The pin tests: inside this file's own mount namespace, with nothing
 # mounted at /sys/fs/bpf to begin with, at the default pin path.
