@@ -54,6 +54,89 @@ test_expect "exit 100 on usage errors" '
 	expect_exit 100 "$NPG" exec -u no-such-user-here -- true
 '
 
+test_expect "a PATH directory the user cannot search hides nothing: not found is 127, not 126" '
+	mkdir -p "$TMP/locked" && chmod 700 "$TMP/locked" &&
+	PATH="$TMP/locked:$PATH" expect_exit 127 "$NPG" exec -u $U -g $G -- nosuchcommand &&
+	grep -q "unable to execute nosuchcommand: No such file or directory" "$TMP/stderr" &&
+	PATH="$TMP/locked:$PATH" expect_exit 0 "$NPG" exec -u $U -g $G -- true
+'
+test_expect "a command found in PATH but not executable is 126" '
+	mkdir -p "$TMP/bin" && chmod 755 "$TMP/bin" && printf "x" >"$TMP/bin/notexec" &&
+	chmod 644 "$TMP/bin/notexec" &&
+	PATH="$TMP/bin:$PATH" expect_exit 126 "$NPG" exec -u $U -g $G -- notexec &&
+	grep -q "Permission denied" "$TMP/stderr"
+'
+test_expect "--groups takes 20,000 groups (the kernel allows 65,536)" '
+	seq -s, 1 20000 >"$TMP/groups" &&
+	expect_exit 0 "$NPG" exec -u $U -g $G -G "$(cat "$TMP/groups")" -- cat /proc/self/status &&
+	test "$(grep "^Groups:" "$TMP/stdout" | wc -w)" -eq 20001
+'
+test_expect "a bad group in a long list is named, and the list is not echoed whole" '
+	expect_exit 100 "$NPG" exec -u $U -g $G -G "$(cat "$TMP/groups"),nosuchgroup-here" -- true &&
+	grep -q "unknown group: nosuchgroup-here" "$TMP/stderr" &&
+	test "$(wc -c <"$TMP/stderr")" -lt 300 &&
+	expect_exit 100 "$NPG" exec -u $U -g $G -G "$(head -c 100000 /dev/zero | tr "\\0" x)" -- true &&
+	test "$(wc -c <"$TMP/stderr")" -lt 300 && grep -q "group name too long in --groups: x*\.\.\.$" "$TMP/stderr"
+'
+test_expect "--groups twice adds up; an empty element is an error" '
+	expect_exit 0 "$NPG" exec -u $U -g $G -G 5 -G 6,7 -- cat /proc/self/status &&
+	grep -qx "Groups:	5 6 7 " "$TMP/stdout" &&
+	expect_exit 100 "$NPG" exec -u $U -g $G -G ",,," -- true &&
+	grep -q "empty group name in --groups: ,,," "$TMP/stderr" &&
+	expect_exit 100 "$NPG" exec -u $U -g $G -G "5,,6" -- true &&
+	expect_exit 100 "$NPG" exec -u $U -g $G -G "" -- true
+'
+test_expect "inherited descriptors above 2 are closed; --keep-fds passes some on" '
+	echo secret >"$TMP/secret" && chmod 600 "$TMP/secret" &&
+	expect_exit 2 "$NPG" exec -u $U -g $G -- sh -c "cat <&3" 3<"$TMP/secret" &&
+	grep -q "Bad file descriptor" "$TMP/stderr" &&
+	! grep -q secret "$TMP/stdout" &&
+	expect_exit 0 "$NPG" exec -u $U -g $G --keep-fds 3 -- sh -c "cat <&3" 3<"$TMP/secret" &&
+	grep -qx secret "$TMP/stdout" &&
+	expect_exit 0 "$NPG" exec -u $U -g $G -f 5,4 -- sh -c "test -e /proc/self/fd/4 && test -e /proc/self/fd/5 && ! test -e /proc/self/fd/7" \
+		4<"$TMP/secret" 5<"$TMP/secret" 7<"$TMP/secret" &&
+	expect_exit 100 "$NPG" exec -u $U -g $G --keep-fds 2 -- true
+'
+test_expect "HOME, USER and LOGNAME are the target user's, not root's" '
+	home=$(getent passwd nobody | cut -d: -f6)
+	HOME=/root USER=root LOGNAME=root expect_exit 0 "$NPG" exec -u nobody -- sh -c "echo \$HOME \$USER \$LOGNAME" &&
+	test "$(cat "$TMP/stdout")" = "$home nobody nobody" &&
+	HOME=/root USER=root expect_exit 0 "$NPG" exec -u $U -g $G -- sh -c "echo \${HOME-unset} \$USER \$LOGNAME" &&
+	test "$(cat "$TMP/stdout")" = "unset $U $U"
+'
+test_expect "--reset-env clears the environment but TERM" '
+	FOO=bar TERM=dumb expect_exit 0 "$NPG" exec -u nobody --reset-env -- env &&
+	! grep -q "^FOO=" "$TMP/stdout" && grep -qx "TERM=dumb" "$TMP/stdout" &&
+	grep -qx "PATH=/usr/local/bin:/bin:/usr/bin" "$TMP/stdout" && grep -qx "USER=nobody" "$TMP/stdout"
+'
+test_expect "a drop to uid 0 is warned about" '
+	expect_exit 0 "$NPG" exec -u root -- true &&
+	grep -q "warning: root is uid 0: nothing is dropped" "$TMP/stderr"
+'
+if command -v script >/dev/null && test -x /usr/bin/python3; then
+	cat >"$TMP/sti.py" <<-\EOP
+	import fcntl, termios
+	try:
+	    fcntl.ioctl(0, termios.TIOCSTI, b" ")
+	    print("TIOCSTI injected")
+	except OSError as e:
+	    print("TIOCSTI refused", e.errno)
+	EOP
+	chmod 644 "$TMP/sti.py"
+	test_expect "on a terminal the command gets a new session: TIOCSTI into it is refused" '
+		script -qec "\"$NPG\" exec -u $U -g $G -- /usr/bin/python3 \"$TMP/sti.py\"" /dev/null >"$TMP/out.tty" &&
+		grep -q "TIOCSTI refused 1" "$TMP/out.tty"
+	'
+	test_expect "in a new session the command's exit status and signal come through" '
+		rc=0; script -qec "\"$NPG\" exec -u $U -g $G -- sh -c \"exit 3\"" /dev/null >/dev/null || rc=$?
+		test $rc -eq 3 &&
+		rc=0; script -qec "\"$NPG\" exec -u $U -g $G -- sh -c \"kill -TERM \\\$\\\$\"" /dev/null >/dev/null || rc=$?
+		test $rc -eq 143
+	'
+else
+	test_skip "new session on a terminal" "needs script(1) and /usr/bin/python3 for a pty and TIOCSTI"
+fi
+
 # Each step's failure, injected: exit 111, the step named, the command never run.
 inject_refused() {	# inject_refused SYSCALLS ERRNO EXPECTED-MESSAGE
 	rm -f "$TMP/ran"
