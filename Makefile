@@ -50,7 +50,7 @@ PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)
 HARDEN_SO    := $(BUILD)/libnprocguard-harden.so
 AUDIT_BIN    := $(patsubst tests/audit/%.c,$(BUILD)/tests/audit/%,$(wildcard tests/audit/*.c))
 
-.PHONY: all check test demo install clean fuzz conform deps
+.PHONY: all check test demo install clean fuzz conform deps kernels
 
 all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO) $(AUDIT_BIN)
 
@@ -144,6 +144,12 @@ demo: deps
 # Every scenario on the model of this kernel and on the kernel itself (root).
 conform: $(BIN)
 	@$(BIN) conform --quiet scenarios/article/*.npg scenarios/regression/*.npg
+
+# Every kernel image against its era's model under QEMU: Debian's 5.10, 6.1
+# and 6.12 (downloaded once) and each image in NPG_KERNELS (default
+# ../shared/kernels); the scenario files and 300 random scenarios each.
+kernels: $(BIN)
+	@tools/conform-kernels.sh $(abspath $(BIN))
 
 # libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds a run.
 FUZZ_SECONDS ?= 60

@@ -120,9 +120,9 @@ static int guest_failed(const struct npg_qemu_result *r, const char *console)
 
 int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind_)
 {
-	char *gargv[ARGV_MAX], exe[PATH_MAX], cwd[PATH_MAX], cache[PATH_MAX], tmp[] =
-		"/tmp/nprocguard-guest.XXXXXX", initrd[PATH_MAX + 32], console[PATH_MAX + 32],
-		err[1024];
+	char *gargv[ARGV_MAX], exe[PATH_MAX], cwd[PATH_MAX], cache[PATH_MAX], tmp[PATH_MAX],
+		initrd[PATH_MAX + 32], console[PATH_MAX + 32], err[1024];
+	const char *tmpdir = getenv("TMPDIR");
 	struct npg_initramfs_spec spec = { .exe = exe, .cwd = cwd };
 	struct npg_qemu_opts q = {
 		.kernel = g->kernel, .accel = g->accel ? g->accel : "tcg",
@@ -157,6 +157,8 @@ int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int
 		fprintf(stderr, "nprocguard conform: cache directory %s: %s\n", cache, strerror(errno));
 		return 2;
 	}
+	/* the run's files: its initramfs and the console log */
+	snprintf(tmp, sizeof(tmp), "%s/nprocguard-guest.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	npg_guest_catch_signals();
 	if (!mkdtemp(tmp)) {
 		fprintf(stderr, "nprocguard conform: %s: %s\n", tmp, strerror(errno));

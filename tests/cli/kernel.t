@@ -1,0 +1,109 @@
+#!/bin/sh
+# nprocguard conform --kernel: the guest's report and exit status come
+# back; a guest that panics, hangs or never speaks is told apart and
+# stopped; QEMU never outlives the command. Most tests use a stand-in for
+# QEMU (fixtures/fake-qemu); the last ones boot a real kernel image.
+. "$(dirname "$0")/lib.sh"
+
+FAKE="$TOP/tests/cli/fixtures/fake-qemu"
+SCEN="$TOP/scenarios/article/03-unchecked-drop.npg"
+export NPROCGUARD_CACHE="$TMP/cache"
+
+# fake_conform MODE ARGS...: conform --kernel against the stand-in
+fake_conform() {
+	_mode=$1
+	shift
+	FAKE_QEMU=$_mode FAKE_QEMU_PID="$TMP/qemu.pid" NPROCGUARD_QEMU="$FAKE" \
+		"$NPG" conform --kernel "$FAKE" "$@"
+}
+
+# The stand-in's pid is gone (killed and reaped)
+qemu_gone() {
+	! kill -0 "$(cat "$TMP/qemu.pid")" 2>/dev/null
+}
+
+test_expect "a missing image is a usage error" '
+	expect_exit 2 "$NPG" conform --kernel "$TMP/no-such-image" "$SCEN" &&
+	grep -q "no-such-image: No such file" "$TMP/stderr"
+'
+
+test_expect "--accel takes tcg or kvm only" '
+	expect_exit 2 "$NPG" conform --kernel "$FAKE" --accel xen "$SCEN" &&
+	grep -q "tcg or kvm" "$TMP/stderr"
+'
+
+test_expect "--guest-timeout must be a positive number of seconds" '
+	expect_exit 2 "$NPG" conform --kernel "$FAKE" --guest-timeout 0 "$SCEN" &&
+	expect_exit 2 "$NPG" conform --kernel "$FAKE" --guest-timeout 5x "$SCEN"
+'
+
+test_expect "a missing QEMU is named, with the package to install" '
+	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" conform --kernel "$FAKE" "$SCEN" &&
+	grep -q "cannot run $TMP/no-qemu (apt-get install qemu-system-x86)" "$TMP/stderr"
+'
+
+test_expect "the guest's report, stderr and exit status come back" '
+	expect_exit 1 fake_conform report "$SCEN" &&
+	grep -q "^conform: 1 scenarios, 2 statements, 1 differences.*kernel 9.9.9-fake" "$TMP/stdout" &&
+	grep -q "^a warning from the guest" "$TMP/stderr"
+'
+
+test_expect "an image that never writes to its console is said to lack one" '
+	expect_exit 2 fake_conform silent "$SCEN" &&
+	grep -q "wrote nothing on its console (ttyS0).*SERIAL_8250_CONSOLE" "$TMP/stderr"
+'
+
+test_expect "a panic is reported with the end of the console" '
+	expect_exit 2 fake_conform panic "$SCEN" &&
+	grep -q "the guest kernel panicked" "$TMP/stderr" &&
+	grep -q "Attempted to kill init" "$TMP/stderr"
+'
+
+test_expect "a hung guest is stopped at --guest-timeout and QEMU is killed" '
+	expect_exit 2 fake_conform hang --guest-timeout 1 "$SCEN" &&
+	grep -q "the guest hung: no result after" "$TMP/stderr" &&
+	grep -q "Run /init as init process" "$TMP/stderr" &&
+	qemu_gone
+'
+
+test_expect "SIGTERM stops the guest, removes the run's files and ends the command by it" '
+	rm -f "$TMP/qemu.pid"
+	TMPDIR="$TMP/run" && mkdir -p "$TMPDIR" && export TMPDIR
+	FAKE_QEMU=hang FAKE_QEMU_PID="$TMP/qemu.pid" NPROCGUARD_QEMU="$FAKE" \
+		"$NPG" conform --kernel "$FAKE" "$SCEN" >/dev/null 2>"$TMP/stderr" &
+	pid=$!
+	while [ ! -s "$TMP/qemu.pid" ]; do sleep 0.1; done
+	kill -TERM $pid
+	wait $pid
+	status=$?
+	echo "exit status $status, files left: $(ls "$TMP/run")"
+	cat "$TMP/stderr"
+	[ $status -eq 143 ] && qemu_gone && [ -z "$(ls "$TMP/run")" ] &&
+	grep -q "interrupted: the guest was stopped" "$TMP/stderr"
+'
+
+test_expect "the part of the initramfs that depends on the binary is cached by content" '
+	ls "$NPROCGUARD_CACHE"/initramfs-*.cpio >"$TMP/cached" &&
+	[ $(wc -l <"$TMP/cached") -eq 1 ]
+'
+
+# A real boot: the smallest image of $NPG_KERNELS (default ../shared/kernels)
+kdir=${NPG_KERNELS:-$TOP/../shared/kernels}
+image=$(ls -S "$kdir"/*bzImage* "$kdir"/vmlinuz* 2>/dev/null | tail -n 1)
+if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
+	test_skip "the seed scenarios agree with the model inside a real kernel" \
+		"qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
+elif [ -z "$image" ]; then
+	test_skip "the seed scenarios agree with the model inside a real kernel" \
+		"no kernel image in $kdir (set NPG_KERNELS)"
+else
+	test_expect "the seed scenarios agree with the model inside $(basename "$image")" '
+		cd "$TOP" &&
+		expect_exit 0 "$NPG" conform --guest-timeout 900 --kernel "$image" scenarios/article/*.npg &&
+		grep -q "^model .*, picked for kernel " "$TMP/stdout" &&
+		grep -q "^scenarios/article/03-unchecked-drop.npg: 8 statements: 8 agree" "$TMP/stdout" &&
+		grep -q "^conform: 9 scenarios, .* 0 differences, .*, kernel " "$TMP/stdout"
+	'
+fi
+
+test_done

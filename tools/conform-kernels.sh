@@ -1,0 +1,97 @@
+#!/bin/sh
+# `make kernels`: every kernel image against its era's model, under QEMU.
+# For each of Debian's bullseye, bookworm and trixie kernels (downloaded by
+# tools/fetch-debian-kernels.sh) and each image in $NPG_KERNELS (default:
+# ../shared/kernels next to the repository, when it exists), run the
+# scenario files and $NPG_RANDOM random scenarios (seed $NPG_SEED) with
+# `nprocguard conform --kernel`, the model picked from the guest's release,
+# and print one table. $NPG_JOBS guests at a time (default 1; TCG uses one
+# host core per guest). Logs of every run stay in $NPG_KERNEL_LOGS
+# (default build/kernels). NPG_DEBIAN=0 skips the Debian images.
+#
+# Usage: tools/conform-kernels.sh NPROCGUARD
+# Exit status: 0 no difference anywhere, 1 a difference, 2 a run gave no result.
+set -eu
+
+bin=${1:?usage: $0 NPROCGUARD}
+here=$(cd "$(dirname "$0")/.." && pwd)
+random=${NPG_RANDOM:-300}
+seed=${NPG_SEED:-1}
+jobs=${NPG_JOBS:-1}
+logs=${NPG_KERNEL_LOGS:-$here/build/kernels}
+kernels=${NPG_KERNELS:-}
+if [ -z "$kernels" ] && [ -d "$here/../shared/kernels" ]; then
+	kernels=$(cd "$here/../shared/kernels" && pwd)
+fi
+
+# One run: "NPROCGUARD --one IMAGE KIND" writes $logs/<image>.<kind>.{out,out.err,row}
+if [ "${2:-}" = "--one" ]; then
+	img=$3 kind=$4
+	name=$(basename "$img")
+	out="$logs/$name.$kind.out"
+	cd "$here"
+	if [ "$kind" = files ]; then
+		set -- scenarios/article/*.npg scenarios/regression/*.npg
+	else
+		set -- --random "$random" --seed "$seed"
+	fi
+	start=$(date +%s)
+	rc=0
+	"$bin" conform --quiet --guest-timeout 3600 --kernel "$img" "$@" >"$out" 2>"$out.err" || rc=$?
+	wall=$(( $(date +%s) - start ))
+	sum=$(grep '^conform: ' "$out" | tail -n 1 || true)
+	if [ -z "$sum" ]; then
+		printf '%s\t-\t%s\tno result (exit %s, see %s.err)\t-\t-\t-\t%s s\n' "$name" "$kind" \
+			"$rc" "$out" "$wall" >"$logs/$name.$kind.row"
+		exit 0
+	fi
+	# conform: N scenarios, S statements, D differences, U unreproducible here, kernel R, model P
+	echo "$sum" | sed -E "s/^conform: ([0-9]+) scenarios, ([0-9]+) statements, ([0-9]+) differences, ([0-9]+) unreproducible here, kernel (.*), model (.*)$/\5\t\6\t$kind\t\1\t\2\t\3\t\4\t$wall s/" \
+		>"$logs/$name.$kind.row"
+	exit 0
+fi
+
+command -v qemu-system-x86_64 >/dev/null 2>&1 || {
+	echo "conform-kernels: qemu-system-x86_64 is missing (apt-get install qemu-system-x86)" >&2
+	exit 2
+}
+mkdir -p "$logs"
+rm -f "$logs"/*.row
+images=""
+if [ "${NPG_DEBIAN:-1}" != 0 ]; then
+	images=$("$here/tools/fetch-debian-kernels.sh") || exit 2
+fi
+if [ -n "$kernels" ]; then
+	for f in "$kernels"/*; do
+		case $(basename "$f") in
+		*bzImage* | vmlinuz* | *Image*) images="$images
+$f" ;;
+		esac
+	done
+fi
+[ -n "$images" ] || { echo "conform-kernels: no kernel images" >&2; exit 2; }
+
+# "NPROCGUARD --one IMAGE KIND" per line (image paths without blanks)
+echo "$images" | grep . | while read -r img; do
+	printf '%s files\n%s random\n' "$img" "$img"
+done | xargs -P "$jobs" -L 1 "$0" "$bin" --one
+
+status=0
+for row in "$logs"/*.row; do
+	IFS='	' read -r kernel policy kind n s d u wall <"$row"
+	if [ "$policy" = - ]; then
+		status=2
+	elif [ "$d" -gt 0 ] && [ $status -eq 0 ]; then
+		status=1
+	fi
+done
+{
+	printf 'kernel\tpolicy\tscenarios\tstatements\tdifferences\tunreproducible\twall time\n'
+	for row in "$logs"/*.row; do
+		IFS='	' read -r kernel policy kind n s d u wall <"$row"
+		case $kind in random) n="$n random (seed $seed)" ;; *) n="$n files" ;; esac
+		[ "$policy" = - ] && n=$kind
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kernel" "$policy" "$n" "$s" "$d" "$u" "$wall"
+	done
+} | column -t -s '	'
+exit $status
