@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "backend/real/teardown.h"
 #include "cli/cli.h"
+#include "cli/closeout.h"
 #include "report/report.h"
 #include "runner/run.h"
 
@@ -135,8 +136,10 @@ static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 		fprintf(stderr, "nprocguard run: %s: out of memory\n", sc->file);
 		return -1;
 	}
-	if (rc == NPG_REPORT_WRITE_ERROR)
-		return -1;	/* said once, for every subcommand, when stdout is closed */
+	if (rc == NPG_REPORT_WRITE_ERROR) {
+		npg_closeout_set_errno(rep->write_errno);	/* said at exit */
+		return -1;
+	}
 	tot->expectations += run.expectations;
 	tot->failed += run.failed;
 	tot->unreproducible += run.unreproducible;

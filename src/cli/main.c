@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "backend/real/uidlock.h"
 #include "cli/cli.h"
+#include "cli/closeout.h"
 #include "model/policy.h"
 
 static const struct {
@@ -72,11 +73,17 @@ long npg_parse_policy_list(const char *arg)
 	return mask ? mask : -1;
 }
 
-/* Descriptors 0-2 must exist before we create sockets and pipes for puppets */
+/*
+ * Descriptors 0-2 must exist before we create sockets and pipes for
+ * puppets. A closed one becomes /dev/null opened the other way round (as
+ * gnulib's stdopen does), so that output to a closed stdout still fails
+ * with EBADF and is reported at exit instead of vanishing.
+ */
 static void ensure_std_fds(void)
 {
 	for (int fd = 0; fd < 3; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+		if (fcntl(fd, F_GETFD) < 0 &&
+		    open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY) != fd)
 			exit(NPG_EXIT_USAGE);
 }
 
@@ -129,6 +136,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "__puppet") == 0)
 		npg_puppet_main(NPG_PUPPET_SOCK_FD);
 	ensure_std_fds();
+	atexit(npg_close_stdout);
 	if (argc < 2) {
 		usage(stderr);
 		return NPG_EXIT_USAGE;

@@ -3,6 +3,7 @@
  * writer as it is observed, and a write error or a failed allocation stops
  * the run instead of running on into the void.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +21,12 @@ static int check_streams(struct npg_report *r)
 {
 	if (r->no_memory)
 		return NPG_REPORT_NO_MEMORY;
-	if (ferror(r->out) || ferror(r->err))
+	if (ferror(r->out) || ferror(r->err)) {
+		/* the failed write was the last call that could set errno */
+		if (!r->write_errno)
+			r->write_errno = errno;
 		return NPG_REPORT_WRITE_ERROR;
+	}
 	if (r->held && ferror(r->held))
 		return NPG_REPORT_NO_MEMORY;	/* a memory stream fails only to grow */
 	return 0;

@@ -35,6 +35,7 @@ struct npg_report {
 	char *held_buf;
 	size_t held_len;
 	bool no_memory;
+	int write_errno;	/* why the report could not be written, when it was seen */
 };
 
 /* Set @r up for @fmt */

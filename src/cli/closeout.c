@@ -1,0 +1,64 @@
+/*
+ * Write errors on the way out. A report that ends up on a full disk or a
+ * closed descriptor must not look like success: `run >/dev/full` used to
+ * exit 0. As coreutils and util-linux do, stdout is closed at exit and any
+ * failure seen on it, then or earlier, changes the exit status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/closeout.h"
+
+static int earlier_errno;
+
+void npg_closeout_set_errno(int err)
+{
+	earlier_errno = err;
+}
+
+/*
+ * gnulib's close_stream(): 0, or EOF with errno set (0 when the error was
+ * an earlier one whose errno is gone). A stdout closed before we started
+ * with nothing written to it is no error.
+ */
+static int close_stream(FILE *f)
+{
+	bool pending = __fpending(f) != 0;
+	bool failed_before = ferror(f) != 0;
+	int close_failed = fclose(f) != 0;
+
+	if (failed_before || (close_failed && (pending || errno != EBADF))) {
+		if (!close_failed)
+			errno = 0;
+		return EOF;
+	}
+	return 0;
+}
+
+void npg_close_stdout(void)
+{
+	int err;
+
+	/* flush first, while the reason is still in errno */
+	if (fflush(stdout) != 0) {
+		err = errno;
+		fclose(stdout);
+		errno = err;
+	} else if (close_stream(stdout) == 0) {
+		if (close_stream(stderr) != 0)
+			_exit(NPG_EXIT_USAGE);
+		return;
+	} else {
+		err = errno ? errno : earlier_errno;
+	}
+	if (err)
+		fprintf(stderr, "nprocguard: write error: %s\n", strerror(err));
+	else
+		fprintf(stderr, "nprocguard: write error\n");
+	fflush(stderr);
+	_exit(NPG_EXIT_USAGE);
+}
