@@ -14,7 +14,12 @@
 #include "scenario/scenario.h"
 
 #define MAX_ERRORS 20
-#define MAX_TASKS 256
+/* A token is echoed in a message at most this long, then "..." (a 1 MB token is not) */
+#define TOKEN_SHOWN 64
+#define TOKLEN(len) ((int)((len) > TOKEN_SHOWN ? TOKEN_SHOWN : (len)))
+#define TOKCUT(len) ((len) > TOKEN_SHOWN ? "..." : "")
+#define MAX_TASKS 256		/* declared and created, exited ones included */
+#define MAX_FILE (16u << 20)	/* bytes of one scenario file */
 #define MAX_NAMES 64
 
 struct parser {
@@ -127,7 +132,7 @@ static bool expect_word(struct parser *p, int i, const char *what)
 static bool expect_end(struct parser *p, int i, int end)
 {
 	if (i < end) {
-		error_at(p, p->tok[i].col, "unexpected '%.*s'", (int)p->tok[i].len, p->tok[i].start);
+		error_at(p, p->tok[i].col, "unexpected '%.*s%s'", TOKLEN(p->tok[i].len), p->tok[i].start, TOKCUT(p->tok[i].len));
 		return false;
 	}
 	return true;
@@ -201,8 +206,8 @@ static bool parse_id(struct parser *p, int i, bool gid, bool allow_none, npg_id 
 	}
 	if (tok_u64(t, &v)) {
 		if (v >= NPG_ID_NONE) {
-			error_at(p, t->col, "%s out of range: %.*s (0 to 4294967294)",
-				 gid ? "gid" : "uid", (int)t->len, t->start);
+			error_at(p, t->col, "%s out of range: %.*s%s (0 to 4294967294)",
+				 gid ? "gid" : "uid", TOKLEN(t->len), t->start, TOKCUT(t->len));
 			return false;
 		}
 		*out = (npg_id)v;
@@ -210,8 +215,8 @@ static bool parse_id(struct parser *p, int i, bool gid, bool allow_none, npg_id 
 	}
 	n = find_name(p->sc, t, gid);
 	if (!n) {
-		error_at(p, t->col, "unknown %s '%.*s'", gid ? "group" : "user",
-			 (int)t->len, t->start);
+		error_at(p, t->col, "unknown %s '%.*s%s'", gid ? "group" : "user",
+			 TOKLEN(t->len), t->start, TOKCUT(t->len));
 		return false;
 	}
 	*out = n->id;
@@ -227,7 +232,7 @@ static bool parse_limit(struct parser *p, int i, uint64_t *out)
 		return true;
 	}
 	if (!tok_u64(&p->tok[i], out) || *out == NPG_RLIM_INFINITY) {
-		error_at(p, p->tok[i].col, "bad limit '%.*s'", (int)p->tok[i].len, p->tok[i].start);
+		error_at(p, p->tok[i].col, "bad limit '%.*s%s'", TOKLEN(p->tok[i].len), p->tok[i].start, TOKCUT(p->tok[i].len));
 		return false;
 	}
 	return true;
@@ -258,12 +263,12 @@ static bool parse_cap_name(struct parser *p, const struct npg_token *t, int *cap
 	name[4 + t->len] = '\0';
 	/* accept "sys_admin", "cap_sys_admin" and "CAP_SYS_ADMIN" alike */
 	if (cap_from_name(name + 4, &v) != 0 && cap_from_name(name, &v) != 0) {
-		error_at(p, t->col, "unknown capability '%.*s'", (int)t->len, t->start);
+		error_at(p, t->col, "unknown capability '%.*s%s'", TOKLEN(t->len), t->start, TOKCUT(t->len));
 		return false;
 	}
 	if (v < 0 || v > NPG_CAP_LAST) {
-		error_at(p, t->col, "capability '%.*s' is beyond the modelled set", (int)t->len,
-			 t->start);
+		error_at(p, t->col, "capability '%.*s%s' is beyond the modelled set", TOKLEN(t->len),
+			 t->start, TOKCUT(t->len));
 		return false;
 	}
 	*cap = v;
@@ -330,11 +335,11 @@ static int parse_groups(struct parser *p, int i, int end, int *n, npg_id *groups
 static bool check_fresh_name(struct parser *p, const struct npg_token *t, const char *what)
 {
 	if (!valid_identifier(t)) {
-		error_at(p, t->col, "bad %s name '%.*s'", what, (int)t->len, t->start);
+		error_at(p, t->col, "bad %s name '%.*s%s'", what, TOKLEN(t->len), t->start, TOKCUT(t->len));
 		return false;
 	}
 	if (find_task(p->sc, t) >= 0) {
-		error_at(p, t->col, "duplicate task name '%.*s'", (int)t->len, t->start);
+		error_at(p, t->col, "duplicate task name '%.*s%s'", TOKLEN(t->len), t->start, TOKCUT(t->len));
 		return false;
 	}
 	return true;
@@ -400,8 +405,8 @@ static void parse_policies(struct parser *p)
 		pol = (t->kind == NPG_TOK_WORD && tok_copy(t, name, sizeof(name)))
 			      ? npg_policy_find(name) : NULL;
 		if (!pol) {
-			error_at(p, t->col, "unknown policy '%.*s' (see 'nprocguard policies')",
-				 (int)t->len, t->start);
+			error_at(p, t->col, "unknown policy '%.*s%s' (see 'nprocguard policies')",
+				 TOKLEN(t->len), t->start, TOKCUT(t->len));
 			return;
 		}
 		mask |= 1u << npg_policy_index(pol);
@@ -419,7 +424,7 @@ static void parse_name_decl(struct parser *p, bool group)
 	if (!expect_word(p, 1, group ? "a group name" : "a user name"))
 		return;
 	if (!valid_identifier(&p->tok[1])) {
-		error_at(p, p->tok[1].col, "bad name '%.*s'", (int)p->tok[1].len, p->tok[1].start);
+		error_at(p, p->tok[1].col, "bad name '%.*s%s'", TOKLEN(p->tok[1].len), p->tok[1].start, TOKCUT(p->tok[1].len));
 		return;
 	}
 	for (int k = 0; k < sc->nnames; k++)
@@ -432,8 +437,8 @@ static void parse_name_decl(struct parser *p, bool group)
 	if (!expect_word(p, 2, group ? "a gid" : "a uid"))
 		return;
 	if (!tok_u64(&p->tok[2], &v) || v >= NPG_ID_NONE) {
-		error_at(p, p->tok[2].col, "%s out of range or not a number: '%.*s'",
-			 group ? "gid" : "uid", (int)p->tok[2].len, p->tok[2].start);
+		error_at(p, p->tok[2].col, "%s out of range or not a number: '%.*s%s'",
+			 group ? "gid" : "uid", TOKLEN(p->tok[2].len), p->tok[2].start, TOKCUT(p->tok[2].len));
 		return;
 	}
 	n.id = (npg_id)v;
@@ -522,7 +527,7 @@ static void parse_task_decl(struct parser *p)
 			d.cred.keepcaps = true;
 			i++;
 		} else {
-			error_at(p, k->col, "unknown task attribute '%.*s'", (int)k->len, k->start);
+			error_at(p, k->col, "unknown task attribute '%.*s%s'", TOKLEN(k->len), k->start, TOKCUT(k->len));
 			return;
 		}
 	}
@@ -608,8 +613,8 @@ static bool parse_killed(struct parser *p, int from, int to, char *buf, size_t l
 	if (!value_words(p, from, to, 2, "'killed SIGNAL'") || !tok_is(&p->tok[from], "killed"))
 		return false;
 	if (!tok_copy(&p->tok[from + 1], name, sizeof(name)) || !(s = lookup_signal(name))) {
-		error_at(p, p->tok[from + 1].col, "unknown signal '%.*s'",
-			 (int)p->tok[from + 1].len, p->tok[from + 1].start);
+		error_at(p, p->tok[from + 1].col, "unknown signal '%.*s%s'",
+			 TOKLEN(p->tok[from + 1].len), p->tok[from + 1].start, TOKCUT(p->tok[from + 1].len));
 		return false;
 	}
 	snprintf(buf, len, "killed %s", npg_signal_name(s, sig, sizeof(sig)));
@@ -689,8 +694,8 @@ static bool parse_check_value(struct parser *p, const struct npg_stmt *st, int f
 		if (!value_words(p, from, to, 1, "a count"))
 			return false;
 		if (!tok_u64(&p->tok[from], &v) || v > 1000000) {
-			error_at(p, p->tok[from].col, "bad count '%.*s'", (int)p->tok[from].len,
-				 p->tok[from].start);
+			error_at(p, p->tok[from].col, "bad count '%.*s%s'", TOKLEN(p->tok[from].len),
+				 p->tok[from].start, TOKCUT(p->tok[from].len));
 			return false;
 		}
 		snprintf(buf, len, "%" PRIu64, v);
@@ -777,8 +782,8 @@ static bool parse_policy_list(struct parser *p, int from, int to, uint32_t *mask
 		pol = (t->kind == NPG_TOK_WORD && tok_copy(t, name, sizeof(name)))
 			      ? npg_policy_find(name) : NULL;
 		if (!pol) {
-			error_at(p, t->col, "unknown policy '%.*s' (see 'nprocguard policies')",
-				 (int)t->len, t->start);
+			error_at(p, t->col, "unknown policy '%.*s%s' (see 'nprocguard policies')",
+				 TOKLEN(t->len), t->start, TOKCUT(t->len));
 			return false;
 		}
 		*mask |= 1u << npg_policy_index(pol);
@@ -894,8 +899,8 @@ static bool task_ref(struct parser *p, int i, int *idx)
 		return false;
 	*idx = find_task(p->sc, &p->tok[i]);
 	if (*idx < 0) {
-		error_at(p, p->tok[i].col, "unknown task '%.*s'", (int)p->tok[i].len,
-			 p->tok[i].start);
+		error_at(p, p->tok[i].col, "unknown task '%.*s%s'", TOKLEN(p->tok[i].len),
+			 p->tok[i].start, TOKCUT(p->tok[i].len));
 		return false;
 	}
 	return true;
@@ -1106,8 +1111,8 @@ static void parse_step(struct parser *p)
 	for (spec = op_specs; spec->name && !tok_is(&p->tok[2], spec->name); spec++)
 		;
 	if (!spec->name) {
-		error_at(p, p->tok[2].col, "unknown operation '%.*s'", (int)p->tok[2].len,
-			 p->tok[2].start);
+		error_at(p, p->tok[2].col, "unknown operation '%.*s%s'", TOKLEN(p->tok[2].len),
+			 p->tok[2].start, TOKCUT(p->tok[2].len));
 		goto bad;
 	}
 	st->text = stmt_text(p, 2, arrow);
@@ -1155,8 +1160,8 @@ static void parse_check(struct parser *p)
 			;
 		if (!check_props[k].name) {
 			error_at(p, p->tok[2].col,
-				 "unknown property '%.*s' (uids gids ruid euid suid fsuid flag state exit cap nproc)",
-				 (int)p->tok[2].len, p->tok[2].start);
+				 "unknown property '%.*s%s' (uids gids ruid euid suid fsuid flag state exit cap nproc)",
+				 TOKLEN(p->tok[2].len), p->tok[2].start, TOKCUT(p->tok[2].len));
 			goto bad;
 		}
 		st->check = check_props[k].kind;
@@ -1203,8 +1208,8 @@ static void parse_line(struct parser *p)
 		else
 			parse_name_decl(p, tok_is(t0, "group"));
 	} else {
-		error_at(p, t0->col, "unknown statement '%.*s' (expected TASK: OPERATION, check, "
-			 "user, group, task, scenario, source or policies)", (int)t0->len, t0->start);
+		error_at(p, t0->col, "unknown statement '%.*s%s' (expected TASK: OPERATION, check, "
+			 "user, group, task, scenario, source or policies)", TOKLEN(t0->len), t0->start, TOKCUT(t0->len));
 	}
 }
 
@@ -1269,17 +1274,16 @@ struct npg_scenario *npg_scenario_load(const char *path, FILE *err)
 		return NULL;
 	}
 	for (;;) {
-		if (cap - len < 4096) {
+		if (len == cap) {
+			/* room for one byte past the limit: that byte is what tells */
+			size_t want = cap ? cap * 2 : 8192;
 			char *grown;
 
-			if (cap >= (16u << 20)) {
-				if (err)
-					fprintf(err, "%s: scenario larger than 16 MiB\n", path);
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			cap = cap ? cap * 2 : 8192;
+			if (want > MAX_FILE + 1)
+				want = MAX_FILE + 1;
+			if (want == cap)
+				break;
+			cap = want;
 			grown = realloc(buf, cap);
 			if (!grown) {
 				perror("nprocguard");
@@ -1295,6 +1299,13 @@ struct npg_scenario *npg_scenario_load(const char *path, FILE *err)
 	if (ferror(f)) {
 		if (err)
 			fprintf(err, "%s: read error\n", path);
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	if (len > MAX_FILE) {
+		if (err)
+			fprintf(err, "%s: scenario larger than 16 MiB (%u bytes)\n", path, MAX_FILE);
 		free(buf);
 		fclose(f);
 		return NULL;
