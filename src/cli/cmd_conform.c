@@ -74,8 +74,11 @@ static void emit_text(const struct npg_run *run, const struct npg_diff *d, void 
 
 	(void)arg;
 	npg_stmt_label(run->sc, st, label, sizeof(label));
-	printf("%s:%d: %s: %s: model %s, kernel %s\n", run->sc->file, st->line, label, d->field,
-	       d->a, d->b);
+	/* the file name and the statement come from the user: no escape sequences */
+	npg_safe_fputs(run->sc->file, stdout);
+	printf(":%d: ", st->line);
+	npg_safe_fputs(label, stdout);
+	printf(": %s: model %s, kernel %s\n", d->field, d->a, d->b);
 }
 
 static void emit_json(const struct npg_run *run, const struct npg_diff *d, void *arg)
@@ -218,8 +221,9 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 		       st->unreproducible);
 		tot->first_json = false;
 	} else if (!o->quiet) {
-		printf("%s: %d statements: %d agree, %d differ, %d unreproducible here\n",
-		       sc->file, st->statements, st->agree, st->differ, st->unreproducible);
+		npg_safe_fputs(sc->file, stdout);
+		printf(": %d statements: %d agree, %d differ, %d unreproducible here\n",
+		       st->statements, st->agree, st->differ, st->unreproducible);
 		if (st->unreproducible)
 			fwrite(cs.held_buf, 1, cs.held_len, stdout);
 	}

@@ -16,24 +16,6 @@ int npg_format_parse(const char *name, enum npg_format *out)
 	return 0;
 }
 
-void npg_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 void npg_report_json_begin(FILE *out, const char *what)
 {
 	fprintf(out, "{\n  \"report\": ");

@@ -129,15 +129,24 @@ void npg_report_mismatches(FILE *out, const struct npg_run *run, int s,
 		const struct npg_obs *o = &obs[c];
 		char label[160];
 
-		if (!run->cols[c].started)
+		if (!run->cols[c].started || (!o->unreproducible && o->ok))
 			continue;
-		if (o->unreproducible)
-			fprintf(out, "%s:%d: %s: unreproducible here: %s\n", run->sc->file, st->line,
-				run->cols[c].backend->label, o->reason);
-		if (!o->ok) {
+		/* all of it may come from the scenario file: no escape sequences */
+		npg_safe_fputs(run->sc->file, out);
+		fprintf(out, ":%d: ", st->line);
+		npg_safe_fputs(run->cols[c].backend->label, out);
+		if (o->unreproducible) {
+			fputs(": unreproducible here: ", out);
+			npg_safe_fputs(o->reason, out);
+		} else {
 			npg_stmt_label(run->sc, st, label, sizeof(label));
-			fprintf(out, "%s:%d: %s: %s: expected %s, got %s\n", run->sc->file, st->line,
-				run->cols[c].backend->label, label, o->expected, o->text);
+			fputs(": ", out);
+			npg_safe_fputs(label, out);
+			fputs(": expected ", out);
+			npg_safe_fputs(o->expected, out);
+			fputs(", got ", out);
+			npg_safe_fputs(o->text, out);
 		}
+		fputc('\n', out);
 	}
 }

@@ -57,7 +57,20 @@ void npg_report_tap_end(FILE *out, int number);
 void npg_report_mismatches(FILE *out, const struct npg_run *run, int s,
 			   const struct npg_obs *obs);
 
-/* JSON string escaping, shared with other JSON writers */
+/*
+ * A JSON string of any bytes, valid UTF-8 whatever they are: valid UTF-8
+ * is copied, control characters and DEL become \u00XX (\n, \t, \" and \\
+ * the short way), and each byte that is not part of valid UTF-8 becomes
+ * \ufffd (U+FFFD REPLACEMENT CHARACTER).
+ */
 void npg_json_string(FILE *out, const char *s);
+/*
+ * Text safe for a terminal, as util-linux's mbs_safe_encode() writes it:
+ * control characters, DEL, C1 controls (U+0080-U+009F), a backslash and
+ * each byte that is not part of valid UTF-8 become \xHH. npg_safe_text()
+ * writes at most @len - 1 bytes and a NUL (whole escapes only); returns @buf.
+ */
+char *npg_safe_text(const char *s, char *buf, size_t len);
+void npg_safe_fputs(const char *s, FILE *out);
 
 #endif

@@ -1,6 +1,26 @@
 /* The TAP report: one test per expectation, written as each statement is observed. */
 #include "report/report_impl.h"
 
+/* "N - file:line column: statement": every part of it may come from the scenario */
+static void tap_line(FILE *out, bool ok, int number, const struct npg_run *run,
+		     const struct npg_stmt *st, int c, const char *label)
+{
+	fprintf(out, "%sok %d - ", ok ? "" : "not ", number);
+	npg_safe_fputs(run->sc->file, out);
+	fprintf(out, ":%d ", st->line);
+	npg_safe_fputs(run->cols[c].backend->label, out);
+	fputs(": ", out);
+	npg_safe_fputs(label, out);
+}
+
+/* the rest of a line: @a then @b, escaped */
+static void tap_tail(FILE *out, const char *a, const char *b)
+{
+	fputs(a, out);
+	npg_safe_fputs(b, out);
+	fputc('\n', out);
+}
+
 void npg_tap_statement(struct npg_report *r, const struct npg_run *run, int s,
 		       const struct npg_obs *obs)
 {
@@ -12,24 +32,24 @@ void npg_tap_statement(struct npg_report *r, const struct npg_run *run, int s,
 	npg_stmt_label(sc, st, label, sizeof(label));
 	for (int c = 0; c < run->ncols; c++) {
 		const struct npg_obs *o = &obs[c];
-		const char *col = run->cols[c].backend->label;
 
 		if (!run->cols[c].started) {
 			/* each expectation it would have checked fails */
-			if (npg_expect_for(&st->expect, run->cols[c].policy_index))
-				fprintf(out, "not ok %d - %s:%d %s: %s # backend did not start: %s\n",
-					++r->tap_number, sc->file, st->line, col, label,
-					run->cols[c].error);
+			if (npg_expect_for(&st->expect, run->cols[c].policy_index)) {
+				tap_line(out, false, ++r->tap_number, run, st, c, label);
+				tap_tail(out, " # backend did not start: ", run->cols[c].error);
+			}
 			continue;
 		}
-		if (o->unreproducible)
-			fprintf(out, "ok %d - %s:%d %s: %s # SKIP unreproducible here: %s\n",
-				++r->tap_number, sc->file, st->line, col, label, o->reason);
-		else if (o->expected)
-			fprintf(out, "%sok %d - %s:%d %s: %s => %s\n", o->ok ? "" : "not ",
-				++r->tap_number, sc->file, st->line, col, label, o->expected);
+		if (o->unreproducible) {
+			tap_line(out, true, ++r->tap_number, run, st, c, label);
+			tap_tail(out, " # SKIP unreproducible here: ", o->reason);
+		} else if (o->expected) {
+			tap_line(out, o->ok, ++r->tap_number, run, st, c, label);
+			tap_tail(out, " => ", o->expected);
+		}
 		if (!o->ok)
-			fprintf(out, "#   got %s\n", o->text);
+			tap_tail(out, "#   got ", o->text);
 	}
 }
 

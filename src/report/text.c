@@ -142,15 +142,31 @@ int npg_text_finish(struct npg_report *r, const struct npg_run *run)
 	const struct npg_scenario *sc = run->sc;
 	FILE *out = r->out;
 
-	fprintf(out, "%s%s%s\n", sc->file, sc->title ? ": " : "", sc->title ? sc->title : "");
-	if (sc->source)
-		fprintf(out, "source: %s\n", sc->source);
-	for (int c = 0; c < run->ncols; c++)
-		if (!run->cols[c].started)
-			fprintf(out, "%s: could not start: %s\n", run->cols[c].backend->label,
-				run->cols[c].error);
-	if (run->ncols == 1)
-		fprintf(out, "backend: %s\n", run->cols[0].backend->label);
+	/* the table's cells are escaped by libsmartcols; these lines by us */
+	npg_safe_fputs(sc->file, out);
+	if (sc->title) {
+		fputs(": ", out);
+		npg_safe_fputs(sc->title, out);
+	}
+	fputc('\n', out);
+	if (sc->source) {
+		fputs("source: ", out);
+		npg_safe_fputs(sc->source, out);
+		fputc('\n', out);
+	}
+	for (int c = 0; c < run->ncols; c++) {
+		if (run->cols[c].started)
+			continue;
+		npg_safe_fputs(run->cols[c].backend->label, out);
+		fputs(": could not start: ", out);
+		npg_safe_fputs(run->cols[c].error, out);
+		fputc('\n', out);
+	}
+	if (run->ncols == 1) {
+		fputs("backend: ", out);
+		npg_safe_fputs(run->cols[0].backend->label, out);
+		fputc('\n', out);
+	}
 	if (r->table) {
 		scols_table_set_stream(r->table, out);
 		if (scols_print_table(r->table) < 0 && !ferror(out))
