@@ -9,6 +9,11 @@
 # beforehand (`status --pin`, once per boot: the headline figure), the same
 # iterator loaded by the run itself (--source bpf, no pin), and /proc.
 set -eu
+# --pin mounts bpffs at /sys/fs/bpf when none is: in a private mount
+# namespace, so the host's mounts are neither used nor changed
+if [ "$(id -u)" -eq 0 ] && [ -z "${NPG_BENCH_MNTNS:-}" ]; then
+	NPG_BENCH_MNTNS=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
 cd "$(dirname "$0")"
 NPG=${NPG:-../../build/nprocguard}
 REPS=${REPS:-31}
