@@ -104,6 +104,11 @@ else
 		grep -q "^scenarios/article/03-unchecked-drop.npg: 8 statements: 8 agree" "$TMP/stdout" &&
 		grep -q "^conform: 9 scenarios, .* 0 differences, .*, kernel " "$TMP/stdout"
 	'
+	test_expect "a scenario under /tmp, named relative to the working directory, is found in the guest" '
+		mkdir -p "$TMP/work/sub" && cp "$SCEN" "$TMP/work/sub/drop.npg" && cd "$TMP/work" &&
+		expect_exit 0 "$NPG" conform --quiet --guest-timeout 900 --kernel "$image" sub/../sub/drop.npg &&
+		grep -q "^conform: 1 scenarios, 8 statements, 0 differences" "$TMP/stdout"
+	'
 fi
 
 test_done

@@ -116,7 +116,8 @@ int main(void)
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);	/* may fail: nodes are made below */
-	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+	/* no tmpfs on /tmp: the root is already writable, and scenario files
+	 * may have been put under /tmp at their host paths */
 	status_fd = open_port(3);
 	out = open_port(1);
 	err = open_port(2);
@@ -133,12 +134,15 @@ int main(void)
 	if (pid < 0)
 		fail("fork");
 	if (pid == 0) {
-		if (chdir(cwd) < 0)
-			_exit(126);
 		dup2(null >= 0 ? null : out, 0);
 		dup2(out, 1);
 		dup2(err, 2);
+		if (chdir(cwd) < 0) {
+			dprintf(2, "nprocguard guest /init: cannot enter %s: %s\n", cwd, strerror(errno));
+			_exit(126);
+		}
 		execv("/bin/nprocguard", argv);
+		dprintf(2, "nprocguard guest /init: cannot run /bin/nprocguard: %s\n", strerror(errno));
 		_exit(127);
 	}
 	/* PID 1 also reaps every orphan; only nprocguard's end matters. */
