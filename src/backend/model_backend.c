@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/model_step.h"
 
 struct model_priv {
 	struct npg_world world;
@@ -13,6 +14,8 @@ struct model_priv {
 static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 {
 	struct model_priv *m = calloc(1, sizeof(*m));
+	/* the machine's set, or the one the scenario declares (unless run --host) */
+	uint64_t bset = b->cap_bset_fixed ? b->cap_bset : npg_scenario_bset(sc, b->cap_bset);
 
 	if (!m || npg_world_init(&m->world, b->policy, sc->ntasks) < 0) {
 		free(m);
@@ -33,10 +36,10 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 			continue;
 		/* an explicit set is taken as written; root's implicit one is
 		 * whatever the bounding set allows */
-		cred.cap_bset = b->cap_bset;
+		cred.cap_bset = bset;
 		if (!d->caps_explicit) {
-			cred.cap_permitted &= b->cap_bset;
-			cred.cap_effective &= b->cap_bset;
+			cred.cap_permitted &= bset;
+			cred.cap_effective &= bset;
 		}
 		npg_task_spawn(&m->world, i, &cred, d->nproc_cur, d->nproc_max);
 	}
@@ -45,7 +48,17 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 
 static struct npg_result model_step(struct npg_backend *b, const struct npg_stmt *st)
 {
-	struct npg_world *w = &((struct model_priv *)b->priv)->world;
+	return npg_model_step(&((struct model_priv *)b->priv)->world, st);
+}
+
+/* The explorer runs steps on worlds of its own (model_step.h) */
+struct npg_world *npg_model_world(struct npg_backend *b)
+{
+	return b->priv ? &((struct model_priv *)b->priv)->world : NULL;
+}
+
+struct npg_result npg_model_step(struct npg_world *w, const struct npg_stmt *st)
+{
 	const struct npg_op *op = &st->op;
 	int t = st->task;
 	uint64_t eff, prm;
