@@ -67,12 +67,16 @@ struct totals {
 	bool first_json;
 };
 
+/* --random's line of scenarios done; erased before any other output */
+static struct npg_progress progress;
+
 static void emit_text(const struct npg_run *run, const struct npg_diff *d, void *arg)
 {
 	const struct npg_stmt *st = &run->sc->stmts[d->stmt];
 	char label[160];
 
 	(void)arg;
+	npg_progress_clear(&progress);
 	npg_stmt_label(run->sc, st, label, sizeof(label));
 	/* the file name and the statement come from the user: no escape sequences */
 	npg_safe_fputs(run->sc->file, stdout);
@@ -127,6 +131,7 @@ static int conform_begin(void *arg, const struct npg_run *run)
 
 	cs->both_started = run->cols[0].started && run->cols[1].started;
 	if (cs->both_started && cs->json) {
+		npg_progress_clear(&progress);
 		printf("%s\n    {\"file\": ", cs->first_file ? "" : ",");
 		npg_json_string(stdout, run->sc->file);
 		printf(", \"differences\": [");
@@ -293,6 +298,8 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 	if (!text)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	npg_progress_init(&progress, "conform");
+	npg_progress_begin(&progress, "random", count, "scenarios");
 	for (int n = 0; !tot->stopped && n < count; n++) {
 		struct npg_scenario *sc;
 		char name[64];
@@ -300,8 +307,10 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 		if (npg_random_scenario(seed, n, text, RANDOM_TEXT_MAX) < 0)
 			continue;
 		snprintf(name, sizeof(name), "random-%llu-%d", (unsigned long long)seed, n);
+		npg_progress_update(&progress, n);
 		sc = npg_scenario_parse(name, text, strlen(text), stderr);
 		if (!sc) {
+			npg_progress_clear(&progress);
 			fprintf(stderr, "nprocguard conform: internal error: generated scenario %d does "
 				"not parse\n%s", n, text);
 			tot->broken = true;
@@ -316,7 +325,10 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 				tot->broken = tot->stopped = true;
 			if (tot->stats.differ > before) {
 				struct shrink_ctx ctx = { o };
-				int tries = npg_shrink_lines(text, still_differs, &ctx);
+				int tries;
+
+				npg_progress_clear(&progress);
+				tries = npg_shrink_lines(text, still_differs, &ctx);
 
 				fprintf(stderr, "nprocguard conform: scenario %d differs; shrunk in %d tries "
 					"to:\n%s", n, tries, text);
@@ -326,6 +338,7 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 		npg_scenario_free(sc);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	npg_progress_clear(&progress);
 	if (o->fmt == NPG_FORMAT_TEXT)
 		printf("random: %d scenarios (seed %llu) in %.1f s\n", count, (unsigned long long)seed,
 		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

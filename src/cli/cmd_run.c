@@ -229,8 +229,11 @@ int npg_cmd_run(int argc, char **argv)
 			bad++;
 	if (!bad) {
 		struct npg_report rep;
+		struct npg_progress progress;
 
+		npg_progress_init(&progress, "run");
 		npg_report_init(&rep, opt.fmt, stdout, stderr);
+		rep.progress = &progress;
 		if (opt.fmt == NPG_FORMAT_JSON)
 			npg_report_json_begin(stdout, "run");
 		for (int i = 0; !stopped && i < nfiles; i++)

@@ -36,6 +36,8 @@ static int sink_begin(void *arg, const struct npg_run *run)
 {
 	struct npg_report *r = arg;
 
+	npg_progress_begin(r->progress, run->sc->file, run->sc->nstmts, "steps");
+
 	switch (r->fmt) {
 	case NPG_FORMAT_TEXT:
 		/* mismatch lines follow the table, which is printed at the end */
@@ -57,6 +59,9 @@ static int sink_statement(void *arg, const struct npg_run *run, int s, const str
 	struct npg_report *r = arg;
 	int rc = 0;
 
+	/* text writes nothing until the end; the others write now */
+	if (r->fmt != NPG_FORMAT_TEXT || run->done == run->sc->nstmts)
+		npg_progress_clear(r->progress);
 	switch (r->fmt) {
 	case NPG_FORMAT_TEXT:
 		rc = npg_text_statement(r, run, s, obs);
@@ -71,6 +76,9 @@ static int sink_statement(void *arg, const struct npg_run *run, int s, const str
 		npg_report_mismatches(r->err, run, s, obs);
 		break;
 	}
+	/* not after the last: what follows the steps (--then) may write */
+	if (run->done < run->sc->nstmts)
+		npg_progress_update(r->progress, run->done);
 	return rc ? rc : check_streams(r);
 }
 
@@ -83,6 +91,7 @@ int npg_report_finish_run(struct npg_report *r, const struct npg_run *run)
 {
 	int rc = 0;
 
+	npg_progress_clear(r->progress);
 	switch (r->fmt) {
 	case NPG_FORMAT_TEXT:
 		rc = npg_text_finish(r, run);
@@ -111,6 +120,7 @@ int npg_report_finish_run(struct npg_report *r, const struct npg_run *run)
 
 void npg_report_discard_run(struct npg_report *r)
 {
+	npg_progress_clear(r->progress);
 	if (r->held)
 		fclose(r->held);
 	r->held = NULL;

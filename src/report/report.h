@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "report/progress.h"
 #include "runner/run.h"
 
 enum npg_format { NPG_FORMAT_TEXT, NPG_FORMAT_JSON, NPG_FORMAT_TAP };
@@ -26,6 +27,7 @@ struct npg_report {
 	FILE *out;		/* the report */
 	FILE *err;		/* "file:line: column: expected X, got Y" lines */
 	enum npg_format fmt;
+	struct npg_progress *progress;	/* may be NULL */
 	int tap_number;		/* TAP numbering continues across runs */
 	bool json_started;	/* a run is already in the JSON document */
 	/* text: the table being filled, and the mismatch lines held back
