@@ -37,12 +37,16 @@ struct npg_backend {
 	char error[256];
 	char reason[256];
 	uint64_t cap_bset;	/* the capability bounding set tasks start with */
+	/* model: cap_bset stands even when the scenario declares 'bounding'
+	 * (run --host: the running machine's set, whatever the file says) */
+	bool cap_bset_fixed;
 	/* model: the point release it stands for, or NULL for the policy's rules */
 	const struct npg_release *release;
 	void *priv;
 };
 
-/* The model of @policy; tasks start with bounding set @cap_bset. */
+/* The model of @policy; tasks start with bounding set @cap_bset, or the
+ * scenario's 'bounding' declaration when it has one (npg_scenario_bset()). */
 void npg_model_backend_init(struct npg_backend *b, const struct npg_policy *policy,
 			    uint64_t cap_bset);
 
@@ -62,6 +66,12 @@ void npg_real_backend_init(struct npg_backend *b, const struct npg_host *host,
 			   uint32_t uid_base);
 /* The uid window the real backend owns, and checks is empty before a run */
 #define NPG_UID_WINDOW 4096
+
+/* The bounding set a run of @sc starts with on a machine whose set is @machine */
+static inline uint64_t npg_scenario_bset(const struct npg_scenario *sc, uint64_t machine)
+{
+	return sc->has_bounding ? sc->bounding : machine;
+}
 
 
 #endif

@@ -19,13 +19,15 @@ static void usage(void)
 {
 	printf("Usage:\n nprocguard run [options] FILE...\n\n"
 	       "Run scenario files on the model of one or several kernel policies and\n"
-	       "check every expectation they state.\n\n"
+	       "check every expectation they state. FILE '-' is standard input.\n\n"
 	       "Options:\n"
 	       " -p, --policy LIST    NAME[,NAME...] or 'all' (default: the file's\n"
 	       "                      'policies' line, else all)\n"
 	       " -f, --format FORMAT  text (default), json or tap\n"
 	       " -R, --real           run on the running kernel instead of the model\n"
 	       "                      (root; expectations of the kernel's own policy)\n"
+	       "     --host           the model takes this machine's capability bounding\n"
+	       "                      set (default: the full set, or the file's 'bounding')\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
 	       "                      (default 3000000000)\n"
 	       " -T, --then COMMAND   with --real: run COMMAND (sh -c) after the last step,\n"
@@ -54,6 +56,7 @@ struct run_options {
 	bool real;
 	const char *then;
 	bool wait;
+	bool host_bset;		/* --host: the model gets this machine's bounding set */
 	uint32_t uid_base;
 	struct npg_host host;
 };
@@ -100,6 +103,35 @@ static void run_then(struct npg_backend *b, void *arg)
 			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
+#define STDIN_MAX (16u << 20)	/* as npg_scenario_load() has it for files */
+
+/* FILE, or "-": the scenario on standard input, named <stdin> in messages */
+static struct npg_scenario *load_scenario(const char *path)
+{
+	struct npg_scenario *sc;
+	char *buf;
+	size_t len = 0, n;
+
+	if (strcmp(path, "-") != 0)
+		return npg_scenario_load(path, stderr);
+	buf = malloc(STDIN_MAX + 1);
+	if (!buf) {
+		fprintf(stderr, "nprocguard run: <stdin>: out of memory\n");
+		return NULL;
+	}
+	while ((n = fread(buf + len, 1, STDIN_MAX + 1 - len, stdin)) > 0 && len + n <= STDIN_MAX)
+		len += n;
+	if (ferror(stdin) || len + n > STDIN_MAX) {
+		fprintf(stderr, "nprocguard run: <stdin>: %s\n",
+			ferror(stdin) ? strerror(errno) : "scenario larger than 16 MiB");
+		free(buf);
+		return NULL;
+	}
+	sc = npg_scenario_parse("<stdin>", buf, len, stderr);
+	free(buf);
+	return sc;
+}
+
 /* Run @sc and report it through @rep. 0, or -1 when the report could not be written. */
 static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 		   struct run_totals *tot, struct npg_report *rep)
@@ -123,7 +155,9 @@ static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 	for (int i = 0; npg_policies[i]; i++) {
 		if (!(mask & (1L << i)))
 			continue;
-		npg_model_backend_init(&backends[n], npg_policies[i], NPG_CAP_ALL);
+		npg_model_backend_init(&backends[n], npg_policies[i],
+				       opt->host_bset ? opt->host.cap_bnd : NPG_CAP_ALL);
+		backends[n].cap_bset_fixed = opt->host_bset;
 		cols[n] = (struct npg_column){ .backend = &backends[n], .policy_index = i };
 		n++;
 	}
@@ -158,6 +192,7 @@ int npg_cmd_run(int argc, char **argv)
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "then", required_argument, NULL, 'T' },
 		{ "wait", no_argument, NULL, 'W' },
+		{ "host", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -183,8 +218,11 @@ int npg_cmd_run(int argc, char **argv)
 		case 'W':
 			opt.wait = true;
 			break;
+		case 'H':
+			opt.host_bset = true;
+			break;
 		case 'u':
-			if (npg_parse_uid_base(optarg, &opt.uid_base) < 0)
+			if (npg_parse_uid_base("run", optarg, &opt.uid_base) < 0)
 				npg_usage_error("run");
 			break;
 		case 'f':
@@ -209,6 +247,11 @@ int npg_cmd_run(int argc, char **argv)
 		fprintf(stderr, "nprocguard run: --then goes with --real\n");
 		npg_usage_error("run");
 	}
+	if (opt.host_bset && !opt.real && npg_host_probe(&opt.host) < 0) {
+		fprintf(stderr, "nprocguard run: --host: cannot read this machine's "
+			"capability bounding set from /proc/self/status\n");
+		return NPG_EXIT_USAGE;
+	}
 	if (opt.real && npg_real_preflight(&opt.host) < 0)
 		return NPG_EXIT_USAGE;
 	if (opt.real && npg_real_claim_window("run", opt.uid_base, opt.wait) < 0)
@@ -225,7 +268,7 @@ int npg_cmd_run(int argc, char **argv)
 		return NPG_EXIT_USAGE;
 	}
 	for (int i = 0; i < nfiles; i++)
-		if (!(sc[i] = npg_scenario_load(argv[optind + i], stderr)))
+		if (!(sc[i] = load_scenario(argv[optind + i])))
 			bad++;
 	if (!bad) {
 		struct npg_report rep;

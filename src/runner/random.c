@@ -177,6 +177,13 @@ int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
 	out(&g, "scenario \"random %llu/%d\"\n", (unsigned long long)seed, n);
 	out(&g, "user root 0\nuser u1 1001 procs %d\nuser u2 1002 procs %d\nuser u3 1003\n",
 	    pick(&g.rng, 4), pick(&g.rng, 3));
+	/*
+	 * A machine without some capabilities in its bounding set. Always
+	 * without CAP_SYS_RESOURCE, which the machines this runs on may lack
+	 * (a bounding set cannot be widened: a larger one is unreproducible).
+	 */
+	if (pick(&g.rng, 4) == 0)
+		out(&g, "bounding all but sys_resource,%s\n", caps[pick(&g.rng, 5)]);
 	out(&g, "task %s uid root", g.t[add_task(&g, "d", false, 0, -1)].name);
 	if (pick(&g.rng, 2))
 		limit(&g);

@@ -414,6 +414,42 @@ static void parse_policies(struct parser *p)
 	p->sc->policies = mask;
 }
 
+/*
+ * bounding LIST: the capability bounding set of the machine the scenario
+ * is about (a container, a host without CAP_SYS_RESOURCE). What root's
+ * tasks start with and what execve() grants (cap_bprm_creds_from_file()).
+ */
+static void parse_bounding(struct parser *p)
+{
+	uint64_t caps;
+	int next;
+
+	if (p->sc->nstmts > 0 || p->sc->ntasks > 0) {
+		error_at(p, p->tok[0].col, "declare 'bounding' before the tasks and steps");
+		return;
+	}
+	if (p->sc->has_bounding) {
+		error_at(p, p->tok[0].col, "bounding given twice");
+		return;
+	}
+	next = parse_caps(p, 1, p->ntok, &caps);
+	if (next < 0)
+		return;
+	/* "all but LIST": a host that lacks a few (CapBnd 000001fffeffffff) */
+	if (next < p->ntok && tok_is(&p->tok[next], "but") && caps == NPG_CAP_ALL) {
+		uint64_t without;
+
+		next = parse_caps(p, next + 1, p->ntok, &without);
+		if (next < 0)
+			return;
+		caps &= ~without;
+	}
+	if (!expect_end(p, next, p->ntok))
+		return;
+	p->sc->has_bounding = true;
+	p->sc->bounding = caps;
+}
+
 static void parse_name_decl(struct parser *p, bool group)
 {
 	struct npg_scenario *sc = p->sc;
@@ -547,7 +583,7 @@ static void parse_task_decl(struct parser *p)
 	if (!have_sgid)
 		d.cred.gid.saved = d.cred.gid.eff;
 	d.cred.gid.fs = d.cred.gid.eff;
-	d.cred.cap_bset = NPG_CAP_ALL;
+	d.cred.cap_bset = p->sc->has_bounding ? p->sc->bounding : NPG_CAP_ALL;
 	if (d.caps_explicit) {
 		d.cred.cap_permitted = d.cred.cap_effective = caps;
 	} else if (d.cred.uid.real == 0 || d.cred.uid.eff == 0) {
@@ -1184,11 +1220,24 @@ bad:
 	discard_stmt(p, st);
 }
 
+/* "TASK... runs:" opens a concurrent program, which only explore reads */
+static bool opens_program(const struct parser *p)
+{
+	for (int i = 1; i + 1 < p->ntok && p->tok[i].kind == NPG_TOK_WORD; i++)
+		if (tok_is(&p->tok[i], "runs") && p->tok[i + 1].kind == NPG_TOK_COLON)
+			return true;
+	return false;
+}
+
 static void parse_line(struct parser *p)
 {
 	const struct npg_token *t0 = &p->tok[0];
 
-	if (p->ntok >= 2 && t0->kind == NPG_TOK_WORD && p->tok[1].kind == NPG_TOK_COLON) {
+	if (t0->kind == NPG_TOK_WORD && opens_program(p)) {
+		error_at(p, t0->col, "a concurrent program ('runs:'): this file is for "
+			 "'nprocguard explore' (doc/scenario-language.md)");
+		p->err = NULL;	/* one message says it: the program lines would only repeat it */
+	} else if (p->ntok >= 2 && t0->kind == NPG_TOK_WORD && p->tok[1].kind == NPG_TOK_COLON) {
 		parse_step(p);
 	} else if (tok_is(t0, "check")) {
 		parse_check(p);
@@ -1198,6 +1247,8 @@ static void parse_line(struct parser *p)
 		parse_string_decl(p, &p->sc->source, "source");
 	} else if (tok_is(t0, "policies")) {
 		parse_policies(p);
+	} else if (tok_is(t0, "bounding")) {
+		parse_bounding(p);
 	} else if (tok_is(t0, "user") || tok_is(t0, "group") || tok_is(t0, "task")) {
 		if (p->sc->nstmts > 0) {
 			error_at(p, t0->col, "declare users, groups and tasks before the first step");
@@ -1337,4 +1388,49 @@ void npg_scenario_free(struct npg_scenario *sc)
 	free(sc->title);
 	free(sc->source);
 	free(sc);
+}
+
+/*
+ * For the explorer's programs (src/explore/program.c): the operation in
+ * tokens [first, end of line) of line @line_no, performed by task @task,
+ * parsed exactly as a step's operation is (a fork or thread adds its task
+ * to @sc). Returns 0, or -1 with file:line:col errors written to @err.
+ */
+int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no,
+			  const char *line, size_t len, int first, int task,
+			  struct npg_stmt *out, FILE *err)
+{
+	struct parser p = { .file = file, .err = err, .line = line_no, .text = line,
+			    .textlen = len, .sc = sc };
+	const struct op_spec *spec;
+	const char *msg;
+	int err_col;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = NPG_STMT_STEP;
+	out->line = line_no;
+	out->task = task;
+	p.ntok = npg_lex_line(line, len, p.tok, NPG_MAX_TOKENS, &err_col, &msg);
+	if (p.ntok < 0) {
+		error_at(&p, err_col, "%s", msg);
+		return -1;
+	}
+	if (!expect_word(&p, first, "an operation"))
+		return -1;
+	out->col = p.tok[first].col;
+	for (spec = op_specs; spec->name && !tok_is(&p.tok[first], spec->name); spec++)
+		;
+	if (!spec->name) {
+		error_at(&p, p.tok[first].col, "unknown operation '%.*s%s'",
+			 TOKLEN(p.tok[first].len), p.tok[first].start, TOKCUT(p.tok[first].len));
+		return -1;
+	}
+	p.dead = xcalloc(MAX_TASKS, sizeof(*p.dead));
+	if (!parse_op(&p, out, spec, first + 1, p.ntok)) {
+		free(p.dead);
+		return -1;
+	}
+	free(p.dead);
+	out->text = stmt_text(&p, first, p.ntok);
+	return p.nerrors ? -1 : 0;
 }

@@ -98,6 +98,9 @@ struct npg_scenario {
 	char *title;
 	char *source;
 	uint32_t policies;	/* bit i: npg_policies[i] */
+	/* "bounding LIST": the machine's capability bounding set, when declared */
+	bool has_bounding;
+	uint64_t bounding;
 	int nnames;
 	struct npg_name *names;
 	int ntasks;
@@ -115,6 +118,10 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 					FILE *err);
 struct npg_scenario *npg_scenario_load(const char *path, FILE *err);
 void npg_scenario_free(struct npg_scenario *sc);
+/* One operation of a concurrent program (explore); see parser.c. */
+int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no,
+			  const char *line, size_t len, int first, int task,
+			  struct npg_stmt *out, FILE *err);
 
 /* Which expectation applies to policy index @pi, or NULL. */
 const char *npg_expect_for(const struct npg_expect *e, int pi);

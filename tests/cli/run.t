@@ -96,4 +96,27 @@ test_expect "make install puts the binary and the man page under DESTDIR" '
 	test -f "$TMP/root/usr/share/man/man1/nprocguard.1" &&
 	"$TMP/root/usr/bin/nprocguard" --version | grep -q "^nprocguard "
 '
+# --- bounding LIST and run --host (issue 10) ---
+test_expect "bounding: root cannot raise a capability outside the declared set" '
+	printf "bounding all but sys_resource\ntask d uid 0\nd: capset raise sys_resource => EPERM\nd: capset raise sys_admin => ok\ncheck d cap sys_resource => no\n" >"$TMP/b.npg" &&
+	expect_exit 0 "$NPG" run "$TMP/b.npg"
+'
+test_expect "without bounding, run models the full set" '
+	printf "task d uid 0\ncheck d cap sys_resource => yes\n" >"$TMP/full.npg" &&
+	expect_exit 0 "$NPG" run "$TMP/full.npg"
+'
+test_expect "run --host takes the bounding set of this machine, over the file" '
+	bnd=$(sed -n "s/^CapBnd:\t//p" /proc/self/status) &&
+	if [ $(( 0x$bnd >> 24 & 1 )) -eq 1 ]; then want=yes; else want=no; fi &&
+	printf "bounding none\ntask d uid 0\ncheck d cap sys_resource => $want\n" >"$TMP/host.npg" &&
+	expect_exit 0 "$NPG" run --host -p linux-6 "$TMP/host.npg"
+'
+test_expect "bounding given twice, or after a task, is an error with its place" '
+	printf "bounding all\nbounding none\n" >"$TMP/b2.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/b2.npg" && grep -q "b2.npg:2:1: bounding given twice" "$TMP/stderr" &&
+	printf "task d uid 0\nbounding none\n" >"$TMP/b3.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/b3.npg" && grep -q "b3.npg:2:1: declare .bounding. before" "$TMP/stderr" &&
+	printf "bounding all but frob\ntask d uid 0\n" >"$TMP/b4.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/b4.npg" && grep -q "b4.npg:1:18: unknown capability .frob." "$TMP/stderr"
+'
 test_done

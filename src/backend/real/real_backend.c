@@ -59,6 +59,7 @@ struct real_priv {
 	bool counts_valid;
 	long *counts;		/* per name, cached between steps */
 	uint32_t *count_uids;
+	uint64_t bset;		/* the bounding set tasks start with: the scenario's, within the host's */
 };
 
 /* --- ids --- */
@@ -322,6 +323,11 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	 * raising a finite hard limit of root's to the scenario's needs
 	 * CAP_SYS_RESOURCE.
 	 */
+	/* 'bounding LIST': PR_CAPBSET_DROP (cap_prctl_drop(), CAP_SETPCAP) while still root */
+	for (int cap = 0; cap <= NPG_CAP_LAST; cap++)
+		if (npg_cap_has(r->host->cap_bnd & ~r->bset, cap) &&
+		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			return -1;
 	widest.rlim_max = npg_cap_has(r->host->cap_eff, NPG_CAP_SYS_RESOURCE) ?
 			  RLIM_INFINITY : (rlim_t)r->host->nproc_hard;
 	widest.rlim_cur = widest.rlim_max;
@@ -336,8 +342,8 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	    setrlimit(RLIMIT_NPROC, lim) < 0)
 		return -1;
 	/* what the scenario asks, within what this machine's bounding set allows */
-	if (npg_puppet_capset(c->cap_effective & r->host->cap_bnd,
-			      c->cap_permitted & r->host->cap_bnd) < 0)
+	if (npg_puppet_capset(c->cap_effective & (d->caps_explicit ? r->host->cap_bnd : r->bset),
+			      c->cap_permitted & (d->caps_explicit ? r->host->cap_bnd : r->bset)) < 0)
 		return -1;
 	return prctl(PR_SET_KEEPCAPS, c->keepcaps, 0, 0, 0);
 }
@@ -360,7 +366,15 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 	int sv[2];
 	pid_t pid;
 
-	if (d->caps_explicit && (d->cred.cap_permitted & ~r->host->cap_bnd)) {
+	if (r->sc->has_bounding && (r->sc->bounding & ~r->host->cap_bnd)) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "the scenario's bounding set has capabilities %#llx "
+			 "that this machine's bounding set %#llx lacks",
+			 (unsigned long long)(r->sc->bounding & ~r->host->cap_bnd),
+			 (unsigned long long)r->host->cap_bnd);
+		taint(t, why);
+	} else if (d->caps_explicit && (d->cred.cap_permitted & ~r->host->cap_bnd)) {
 		char why[200];
 
 		snprintf(why, sizeof(why), "task '%s' needs capabilities %#llx outside this "
@@ -602,6 +616,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 		return -1;
 	}
 	collect_ids(r);
+	r->bset = npg_scenario_bset(sc, r->host->cap_bnd) & r->host->cap_bnd;
 	if ((uint64_t)r->base + NPG_UID_WINDOW >= NPG_ID_NONE || r->nids >= NPG_UID_WINDOW) {
 		snprintf(b->error, sizeof(b->error), "uid base %u leaves no room for %d uids",
 			 r->base, r->nids);
