@@ -27,8 +27,9 @@ int npg_cmd_policies(int argc, char **argv);
 noreturn void npg_usage_error(const char *cmd);
 /* Policies from "NAME[,NAME]" or "all": a bit mask; -1 on an unknown name (reported). */
 long npg_parse_policy_list(const char *arg);
-/* --uid-base: a number with room for the window above it; -1 (reported) if not. */
-int npg_parse_uid_base(const char *arg, uint32_t *out);
+/* --uid-base of subcommand @cmd: a number with room for the window above it; -1
+ * (reported) if not. Warns when an account's uid is in the window. */
+int npg_parse_uid_base(const char *cmd, const char *arg, uint32_t *out);
 /* Probe the host for the real backend: root, /proc. Reports and returns -1 if unusable. */
 int npg_real_preflight(struct npg_host *host);
 /* Hold the uid window's lock for the rest of the process (see uidlock.h);

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/backend.h"
 #include "cli/cli.h"
@@ -289,6 +291,26 @@ static int write_shrunk(const char *dir, uint64_t seed, int n, const char *text)
 	return 0;
 }
 
+/* --out must be a directory we can write files into */
+static int check_outdir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		fprintf(stderr, "nprocguard conform: --out %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "nprocguard conform: --out %s: %s\n", dir, strerror(ENOTDIR));
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		fprintf(stderr, "nprocguard conform: --out %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int conform_random(const struct conform_opts *o, int count, uint64_t seed,
 			  const char *outdir, struct totals *tot)
 {
@@ -390,7 +412,7 @@ int npg_cmd_conform(int argc, char **argv)
 			o.wait = true;
 			break;
 		case 'u':
-			if (npg_parse_uid_base(optarg, &o.uid_base) < 0)
+			if (npg_parse_uid_base("conform", optarg, &o.uid_base) < 0)
 				npg_usage_error("conform");
 			break;
 		case 'r':
@@ -433,6 +455,9 @@ int npg_cmd_conform(int argc, char **argv)
 		fprintf(stderr, "nprocguard conform: give scenario files or --random N\n");
 		npg_usage_error("conform");
 	}
+	/* before any scenario runs, not after the first difference */
+	if (random_n > 0 && check_outdir(outdir) < 0)
+		return NPG_EXIT_USAGE;
 	if (guest.kernel)	/* the same, inside that kernel under QEMU */
 		return npg_guest_conform(&guest, argc, argv, optind);
 	if (npg_real_preflight(&o.host) < 0)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include "backend/real/wire.h"
@@ -87,7 +88,33 @@ static void ensure_std_fds(void)
 			exit(NPG_EXIT_USAGE);
 }
 
-int npg_parse_uid_base(const char *arg, uint32_t *out)
+/*
+ * Users of the password database (getpwent: /etc/passwd, and LDAP or the
+ * like through NSS) whose uid is in the window above @base: a warning, not
+ * an error -- the real backend refuses to start anyway if one of them has
+ * a process, but their files and a later login would meet our tasks' uids.
+ */
+static void warn_known_users(const char *cmd, uint32_t base)
+{
+	struct passwd *pw;
+	char first[64] = "";
+	unsigned long n = 0;
+
+	setpwent();
+	while ((pw = getpwent()) != NULL) {
+		if (pw->pw_uid <= base || pw->pw_uid > base + NPG_UID_WINDOW)
+			continue;
+		if (n++ == 0)
+			snprintf(first, sizeof(first), "%s (%u)", pw->pw_name, pw->pw_uid);
+	}
+	endpwent();
+	if (n)
+		fprintf(stderr, "nprocguard %s: warning: --uid-base %u: uids %u-%u include "
+			"user %s%s; pick a window no account uses\n", cmd, base, base + 1,
+			base + NPG_UID_WINDOW, first, n > 1 ? " and others" : "");
+}
+
+int npg_parse_uid_base(const char *cmd, const char *arg, uint32_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -96,11 +123,12 @@ int npg_parse_uid_base(const char *arg, uint32_t *out)
 	v = strtoull(arg, &end, 10);
 	if (errno || end == arg || *end || arg[0] == '-' ||
 	    v + NPG_UID_WINDOW >= NPG_ID_NONE) {
-		fprintf(stderr, "nprocguard: bad --uid-base '%s' (0 to %u)\n", arg,
+		fprintf(stderr, "nprocguard %s: bad --uid-base '%s' (0 to %u)\n", cmd, arg,
 			NPG_ID_NONE - NPG_UID_WINDOW - 1);
 		return -1;
 	}
 	*out = (uint32_t)v;
+	warn_known_users(cmd, *out);
 	return 0;
 }
 
