@@ -69,9 +69,11 @@ static int guest_argv(int argc, char **argv, int optind_, char **out)
 
 	out[n++] = "nprocguard";
 	out[n++] = "conform";
-	for (int i = 1; i < optind_ && n < ARGV_MAX - 2; i++) {
+	for (int i = 1; i < optind_; i++) {
 		bool has_value;
 
+		if (n >= ARGV_MAX - 2)
+			return -1;
 		if (strcmp(argv[i], "--") == 0)
 			continue;
 		if (host_only(argv[i], &has_value)) {

@@ -4,6 +4,7 @@
  * paths the loader will look for them), the mount points, then the run's
  * arguments and scenario files.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ extern const char npg_guest_init_start[], npg_guest_init_end[];
 
 #define LIBS_MAX 64
 #define ARGS_MAX 65536	/* the size /init reads */
+#define CACHE_KEEP 8	/* base archives kept, the most recently used (one per binary built) */
 
 /* The libraries ldd lists for @exe, each at the path the loader opens. */
 static int ldd_libs(const char *exe, char libs[][4096], int max, char *err, size_t errlen)
@@ -192,6 +194,37 @@ static int copy_into(FILE *out, const char *src, char *err, size_t errlen)
 	return 0;
 }
 
+/* Keep the CACHE_KEEP most recently used base archives; errors are not fatal. */
+static void prune_cache(const char *cache_dir)
+{
+	char oldest[4200];
+	DIR *d;
+
+	for (;;) {
+		time_t t = 0;
+		int n = 0;
+		struct dirent *e;
+
+		if (!(d = opendir(cache_dir)))
+			return;
+		while ((e = readdir(d))) {
+			char path[4200];
+			struct stat sb;
+
+			if (strncmp(e->d_name, "initramfs-", 10) != 0 || !strstr(e->d_name, ".cpio"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", cache_dir, e->d_name);
+			if (stat(path, &sb) < 0)
+				continue;
+			if (n++ == 0 || sb.st_mtime < t)
+				t = sb.st_mtime, snprintf(oldest, sizeof(oldest), "%s", path);
+		}
+		closedir(d);
+		if (n <= CACHE_KEEP || unlink(oldest) < 0)
+			return;
+	}
+}
+
 /* The cached base archive for @exe: hashed first, written only if new. */
 static int base_archive(const char *exe, const char *cache_dir, char *path, size_t len,
 			char *err, size_t errlen)
@@ -211,7 +244,7 @@ static int base_archive(const char *exe, const char *cache_dir, char *path, size
 		     (unsigned long long)c.hash) >= (int)len)
 		return snprintf(err, errlen, "%s: path too long", cache_dir), -1;
 	if (access(path, R_OK) == 0)
-		return 0;
+		return utimensat(AT_FDCWD, path, NULL, 0), 0;	/* used now: pruned last */
 	snprintf(tmp, sizeof(tmp), "%s/.initramfs-XXXXXX", cache_dir);
 	fd = mkstemp(tmp);
 	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
@@ -231,6 +264,7 @@ static int base_archive(const char *exe, const char *cache_dir, char *path, size
 		unlink(tmp);
 		return -1;
 	}
+	prune_cache(cache_dir);
 	return 0;
 }
 
