@@ -136,10 +136,17 @@ test_expect "an overlapping window is refused too, and conform says so" '
 
 test_expect "--wait waits for the holder, then runs" '
 	start_holder
-	( sleep 1; kill -TERM $holder ) &
-	expect_exit 0 "$NPG" run --real --wait -u $BASE "$S/article/01-cgiwrap.npg"; rc=$?
-	wait
-	test $rc -eq 0 && grep -q "waiting for nprocguard pid $holder" "$TMP/stderr" && no_leftovers
+	"$NPG" run --real --wait -u $BASE "$S/article/01-cgiwrap.npg" >"$TMP/w.out" 2>"$TMP/w.err" &
+	waiter=$!
+	i=0	# the holder ends only once the waiter has said it waits
+	while ! grep -q "waiting for nprocguard pid $holder" "$TMP/w.err" && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	stop_holder
+	wait $waiter; rc=$?
+	cat "$TMP/w.err"
+	test $rc -eq 0 && grep -q "waiting for nprocguard pid $holder" "$TMP/w.err" &&
+	grep -q "8 expectations: 8 held, 0 failed" "$TMP/w.out" && no_leftovers
 '
 
 test_expect "a scenario larger than the pids cgroup allows is refused before any process" '
