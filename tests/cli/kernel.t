@@ -72,7 +72,11 @@ test_expect "SIGTERM stops the guest, removes the run's files and ends the comma
 	FAKE_QEMU=hang FAKE_QEMU_PID="$TMP/qemu.pid" NPROCGUARD_QEMU="$FAKE" \
 		"$NPG" conform --kernel "$FAKE" "$SCEN" >/dev/null 2>"$TMP/stderr" &
 	pid=$!
-	while [ ! -s "$TMP/qemu.pid" ]; do sleep 0.1; done
+	n=0	# wait for the stand-in to start (bounded, in case it never does)
+	while [ ! -s "$TMP/qemu.pid" ] && kill -0 $pid 2>/dev/null && [ $n -lt 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
 	kill -TERM $pid
 	wait $pid
 	status=$?
