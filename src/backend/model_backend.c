@@ -102,7 +102,7 @@ struct npg_result npg_model_step(struct npg_world *w, const struct npg_stmt *st)
 				   w->tasks[t].cred.cap_permitted, &eff, &prm);
 		return npg_sys_capset(w, t, eff, prm);
 	case NPG_OP_EXECVE:
-		return npg_sys_execve(w, t);
+		return npg_sys_execve_file(w, t, op->file ? &op->exec : NULL);
 	}
 	return (struct npg_result){ .kind = NPG_R_ERRNO, .value = ENOSYS };
 }

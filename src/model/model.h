@@ -102,4 +102,12 @@ struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
 				 uint64_t permitted);
 struct npg_result npg_sys_execve(struct npg_world *w, int t);
 
+/* What execve() finds at the path it is given. */
+struct npg_exec_file {
+	bool missing;		/* no such file: ENOENT, after the RLIMIT_NPROC test */
+};
+
+/* execve() of @f; NULL is a plain program (no set-id bit, no file capabilities) */
+struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct npg_exec_file *f);
+
 #endif

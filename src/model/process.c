@@ -121,18 +121,28 @@ struct npg_result npg_sys_wait(struct npg_world *w, int t, int child)
 	return result(NPG_R_OK, 0);
 }
 
+struct npg_result npg_sys_execve(struct npg_world *w, int t)
+{
+	return npg_sys_execve_file(w, t, NULL);
+}
+
 /*
  * fs/exec.c: the policy's RLIMIT_NPROC test comes first in
- * do_execveat_common(); then de_thread() kills the other threads and
- * the credentials are transformed (commoncap.c).
+ * do_execveat_common(), before alloc_bprm() opens the file (6.x; before
+ * do_open_execat() in 3.1 - 5.x): a missing file fails with ENOENT after
+ * the test has passed and cleared PF_NPROC_EXCEEDED (measured on 6.18 and
+ * 5.10). Then de_thread() kills the other threads and the credentials are
+ * transformed (commoncap.c).
  */
-struct npg_result npg_sys_execve(struct npg_world *w, int t)
+struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct npg_exec_file *f)
 {
 	struct npg_task *task = &w->tasks[t];
 	int err = w->policy->execve(w, task);
 
 	if (err)
 		return result(NPG_R_ERRNO, -err);
+	if (f && f->missing)
+		return result(NPG_R_ERRNO, ENOENT);
 	for (int i = 0; i < w->ntasks; i++) {
 		struct npg_task *other = &w->tasks[i];
 

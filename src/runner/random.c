@@ -159,8 +159,8 @@ static void step(struct gen *g)
 		    caps[pick(&g->rng, 5)]);
 		break;
 	default:
-		if (!g->t[a].thread)
-			out(g, "%s: execve\n", who);
+		if (!g->t[a].thread)	/* a plain program, or one that is not there */
+			out(g, "%s: execve%s\n", who, pick(&g->rng, 3) ? "" : " /nonexistent");
 		break;
 	}
 }
@@ -184,6 +184,7 @@ int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
 	 */
 	if (pick(&g.rng, 4) == 0)
 		out(&g, "bounding all but sys_resource,%s\n", caps[pick(&g.rng, 5)]);
+	out(&g, "file /nonexistent missing\n");
 	out(&g, "task %s uid root", g.t[add_task(&g, "d", false, 0, -1)].name);
 	if (pick(&g.rng, 2))
 		limit(&g);

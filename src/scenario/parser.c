@@ -450,6 +450,54 @@ static void parse_bounding(struct parser *p)
 	p->sc->bounding = caps;
 }
 
+static int find_file(const struct npg_scenario *sc, const struct npg_token *t)
+{
+	for (int i = 0; i < sc->nfiles; i++)
+		if (strlen(sc->files[i].path) == t->len &&
+		    memcmp(sc->files[i].path, t->start, t->len) == 0)
+			return i;
+	return -1;
+}
+
+/* file PATH missing: what execve PATH finds there */
+static void parse_file_decl(struct parser *p)
+{
+	struct npg_scenario *sc = p->sc;
+	struct npg_file f = { 0 };
+	int i = 2;
+
+	if (p->sc->nstmts > 0) {
+		error_at(p, p->tok[0].col, "declare files before the first step");
+		return;
+	}
+	if (!expect_word(p, 1, "a path"))
+		return;
+	if (p->tok[1].start[0] != '/' || p->tok[1].len > 200) {
+		error_at(p, p->tok[1].col, "a file is an absolute path of at most 200 bytes");
+		return;
+	}
+	if (find_file(sc, &p->tok[1]) >= 0) {
+		error_at(p, p->tok[1].col, "file '%.*s%s' declared twice", TOKLEN(p->tok[1].len),
+			 p->tok[1].start, TOKCUT(p->tok[1].len));
+		return;
+	}
+	if (i < p->ntok && tok_is(&p->tok[i], "missing")) {
+		f.exec.missing = true;
+		i++;
+	} else {
+		error_at(p, i < p->ntok ? p->tok[i].col : end_col(p), "expected 'missing'");
+		return;
+	}
+	if (!expect_end(p, i, p->ntok))
+		return;
+	if (sc->nfiles == NPG_MAX_FILES) {
+		error_at(p, p->tok[0].col, "more than %d files", NPG_MAX_FILES);
+		return;
+	}
+	f.path = tok_dup(&p->tok[1]);
+	sc->files[sc->nfiles++] = f;
+}
+
 static void parse_name_decl(struct parser *p, bool group)
 {
 	struct npg_scenario *sc = p->sc;
@@ -1069,8 +1117,12 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 				 "execve from a thread is not modelled (de_thread); exec from the process");
 			return false;
 		}
-		if (i < end)	/* an optional program path, for the reader */
+		if (i < end) {	/* a declared file, or a plain program named for the reader */
+			op->file = find_file(p->sc, &p->tok[i]) + 1;
+			if (op->file)
+				op->exec = p->sc->files[op->file - 1].exec;
 			i++;
+		}
 		return expect_end(p, i, end);
 	default:
 		return false;
@@ -1249,6 +1301,8 @@ static void parse_line(struct parser *p)
 		parse_policies(p);
 	} else if (tok_is(t0, "bounding")) {
 		parse_bounding(p);
+	} else if (tok_is(t0, "file")) {
+		parse_file_decl(p);
 	} else if (tok_is(t0, "user") || tok_is(t0, "group") || tok_is(t0, "task")) {
 		if (p->sc->nstmts > 0) {
 			error_at(p, t0->col, "declare users, groups and tasks before the first step");
@@ -1274,6 +1328,7 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 	p.sc->file = strdup(file);
 	p.sc->tasks = xcalloc(MAX_TASKS, sizeof(*p.sc->tasks));
 	p.sc->names = xcalloc(MAX_NAMES, sizeof(*p.sc->names));
+	p.sc->files = xcalloc(NPG_MAX_FILES, sizeof(*p.sc->files));
 	p.dead = xcalloc(MAX_TASKS, sizeof(*p.dead));
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
@@ -1381,6 +1436,9 @@ void npg_scenario_free(struct npg_scenario *sc)
 		free(sc->tasks[i].name);
 	for (int i = 0; i < sc->nnames; i++)
 		free(sc->names[i].name);
+	for (int i = 0; i < sc->nfiles; i++)
+		free(sc->files[i].path);
+	free(sc->files);
 	free(sc->stmts);
 	free(sc->tasks);
 	free(sc->names);

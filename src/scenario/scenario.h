@@ -32,6 +32,8 @@ struct npg_op {
 	uint64_t caps;
 	int ngroups;
 	npg_id groups[NPG_NGROUPS];
+	int file;		/* execve: 1 + index into the scenario's files, 0: a plain program */
+	struct npg_exec_file exec;	/* execve: what that file is (a copy of the declaration) */
 };
 
 /* Apply a capset step to the current sets; shared by every backend. */
@@ -93,6 +95,14 @@ struct npg_task_decl {
 	uint64_t nproc_cur, nproc_max;
 };
 
+/* file PATH ...: what execve PATH finds there */
+struct npg_file {
+	char *path;
+	struct npg_exec_file exec;
+};
+
+#define NPG_MAX_FILES 16	/* files declared in one scenario */
+
 struct npg_scenario {
 	char *file;
 	char *title;
@@ -101,6 +111,8 @@ struct npg_scenario {
 	/* "bounding LIST": the machine's capability bounding set, when declared */
 	bool has_bounding;
 	uint64_t bounding;
+	int nfiles;
+	struct npg_file *files;
 	int nnames;
 	struct npg_name *names;
 	int ntasks;

@@ -226,4 +226,24 @@ test_expect "SIGTERM of the controller leaves no process behind and says where i
 	grep -q "^nprocguard: interrupted by SIGTERM at .*long.npg:[0-9]*" "$TMP/term.out" &&
 	no_leftovers
 '
+# --- declared files (issue 10): a private directory, removed on every exit path ---
+execdir_parent() {
+	D=$(mktemp -d /tmp/npg-execdir-test.XXXXXX) && chmod 755 "$D"
+}
+test_expect "execve of a declared missing file fails ENOENT on the kernel; its directory goes" '
+	execdir_parent &&
+	printf "file /bin/sh missing\ntask d uid 0\nd: execve /bin/sh => ENOENT\n" >"$TMP/missing.npg" &&
+	TMPDIR=$D expect_exit 0 "$NPG" run --real -u $BASE \
+		--then "test -d $D/nprocguard-exec.* && touch $D/seen" "$TMP/missing.npg" &&
+	test -f "$D/seen" && rm "$D/seen" && rmdir "$D" && no_leftovers
+' ; rm -rf "${D:-/nonexistent}"
+test_expect "SIGTERM mid-run removes the directory of declared files too" '
+	execdir_parent &&
+	TMPDIR=$D "$NPG" run --real -u $BASE --then "kill -TERM \$PPID" "$TMP/missing.npg" \
+		>"$TMP/t.out" 2>"$TMP/t.err"; rc=$?
+	test $rc -eq 143 && grep -q "interrupted by SIGTERM" "$TMP/t.err" && rmdir "$D" && no_leftovers
+' ; rm -rf "${D:-/nonexistent}"
+test_expect "a TMPDIR others cannot reach is passed over for /tmp" '
+	TMPDIR=$TMP expect_exit 0 "$NPG" run --real -u $BASE "$TMP/missing.npg" && no_leftovers
+'
 test_done

@@ -119,4 +119,16 @@ test_expect "bounding given twice, or after a task, is an error with its place" 
 	printf "bounding all but frob\ntask d uid 0\n" >"$TMP/b4.npg" &&
 	expect_exit 2 "$NPG" run "$TMP/b4.npg" && grep -q "b4.npg:1:18: unknown capability .frob." "$TMP/stderr"
 '
+test_expect "file PATH: a path declared twice, a relative path, a bad kind are errors" '
+	printf "file /x missing\nfile /x missing\ntask d uid 0\n" >"$TMP/f1.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/f1.npg" && grep -q "f1.npg:2:6: file ./x. declared twice" "$TMP/stderr" &&
+	printf "file x missing\ntask d uid 0\n" >"$TMP/f2.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/f2.npg" && grep -q "f2.npg:1:6: a file is an absolute path" "$TMP/stderr" &&
+	printf "file /x frob\ntask d uid 0\n" >"$TMP/f3.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/f3.npg" && grep -q "f3.npg:1:9: expected" "$TMP/stderr"
+'
+test_expect "execve of a declared missing file is ENOENT, of an undeclared path a program" '
+	printf "file /nonexistent missing\ntask d uid 0\nd: execve /nonexistent => ENOENT\nd: execve /bin/true => ok\n" >"$TMP/enoent.npg" &&
+	expect_exit 0 "$NPG" run "$TMP/enoent.npg"
+'
 test_done

@@ -114,6 +114,35 @@ static void test_execve(const char *name, bool flagged, const int want[3])
 	}
 }
 
+/*
+ * execve of a missing file by the same task: the policy's test first (its
+ * EAGAIN wins), else ENOENT -- with the flag cleared where the test clears
+ * it -- and nothing of the exec (credentials, other threads) happens.
+ */
+static void test_execve_missing(const char *name, bool flagged, const int want[3])
+{
+	const struct npg_exec_file missing = { .missing = true };
+
+	for (int i = 0; i < 3; i++) {
+		long n = L - 1 + i;
+		struct npg_world w;
+		int got;
+
+		world(&w, P(name), WWW, 0);
+		npg_count_add(&w, WWW, n - 1);
+		w.tasks[0].nproc_exceeded = flagged;
+		w.tasks[0].cred.uid.saved = OTHER;
+		got = code(npg_sys_execve_file(&w, 0, &missing));
+		tap_is(got, want[i] ? want[i] : ENOENT, "%s: execve of a missing file %s at N=%ld, L=%d",
+		       name, flagged ? "with the flag" : "without the flag", n, L);
+		if (P(name)->has_flag && strcmp(name, "brown-flag-2011") != 0)
+			tap_ok(w.tasks[0].nproc_exceeded == (want[i] == AGAIN),
+			       "%s: ... the flag is %s", name, want[i] == AGAIN ? "kept" : "cleared");
+		tap_is(w.tasks[0].cred.uid.saved, OTHER, "%s: ... the credentials are untouched", name);
+		npg_world_free(&w);
+	}
+}
+
 static void test_fork_clears_flag(const char *name, bool parent_cleared)
 {
 	struct npg_world w;
@@ -179,6 +208,16 @@ int main(void)
 	test_execve("linux-5.14", true, exec_gt);
 	test_execve("linux-6", true, exec_gt);
 	test_execve("linux-6", false, all_ok);
+
+	/* execve() of a missing file: the test comes before the lookup */
+	test_execve_missing("linux-2.4", true, all_ok);
+	test_execve_missing("linux-2.6", true, all_ok);
+	test_execve_missing("kulikov-2011", false, exec_gt);
+	test_execve_missing("brown-flag-2011", true, exec_always);
+	test_execve_missing("linux-3.1", true, exec_gt);
+	test_execve_missing("linux-5.14", true, exec_gt);
+	test_execve_missing("linux-6", true, exec_gt);
+	test_execve_missing("linux-6", false, all_ok);
 
 	test_fork_clears_flag("brown-flag-2011", false);
 	test_fork_clears_flag("linux-3.1", true);

@@ -173,11 +173,16 @@ static void do_wait(int sock, pid_t child)
  * lookup (do_execveat_common()), so an ENOENT means that test had already
  * passed and cleared PF_NPROC_EXCEEDED: a second attempt cannot differ.
  */
-static void do_execve(int sock)
+static void do_execve(int sock, const char *file)
 {
 	char *argv[] = { "nprocguard", "__puppet", NULL };
 	char path[32];
 
+	if (file[0]) {	/* a declared file: missing, or a set-id / file-capability copy */
+		execve(file, argv, environ);
+		send_result(sock, NPG_R_ERRNO, errno, 0);
+		return;
+	}
 	syscall(SYS_execveat, NPG_PUPPET_EXE_FD, "", argv, environ, AT_EMPTY_PATH);
 	if (errno == ENOSYS || errno == ENOENT) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", NPG_PUPPET_EXE_FD);
@@ -266,7 +271,7 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 		do_capset(sock, op);
 		return;
 	case NPG_OP_EXECVE:
-		do_execve(sock);
+		do_execve(sock, m->path);
 		return;
 	}
 	send_result(sock, NPG_R_ERRNO, ENOSYS, 0);

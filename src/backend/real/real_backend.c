@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/real/execdir.h"
 #include "backend/real/procfs.h"
 #include "backend/real/teardown.h"
 #include "backend/real/wire.h"
@@ -60,6 +61,7 @@ struct real_priv {
 	long *counts;		/* per name, cached between steps */
 	uint32_t *count_uids;
 	uint64_t bset;		/* the bounding set tasks start with: the scenario's, within the host's */
+	char execdir[NPG_EXECDIR_PATH];	/* "" until a declared file needs it */
 };
 
 /* --- ids --- */
@@ -156,13 +158,33 @@ static int recv_timed(int sock, struct npg_wire_msg *m, int *fd)
 	return npg_wire_recv(sock, m, fd);
 }
 
+/* Where declared file @file (1-based) is on this machine */
+static void file_path(const struct real_priv *r, int file, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.200s/file-%d", r->execdir, file);
+}
+
 static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_stmt *st,
 		    pid_t target_pid, int fd)
 {
 	struct npg_wire_msg m = { .kind = NPG_WIRE_CMD, .op = st->op, .target_pid = target_pid };
 
 	map_op(r, &m.op);
+	if (st->op.code == NPG_OP_EXECVE && st->op.file)
+		file_path(r, st->op.file, m.path, sizeof(m.path));
 	return npg_wire_send(t->sock, &m, fd);
+}
+
+/*
+ * The private directory for the scenario's declared files: a file
+ * declared missing is a name never created in it, so execve() of it
+ * fails with ENOENT whatever the host has at the path the scenario says.
+ */
+static int make_files(struct npg_backend *b, struct real_priv *r)
+{
+	if (r->sc->nfiles == 0)
+		return 0;
+	return npg_execdir_create(r->execdir, sizeof(r->execdir), b->error, sizeof(b->error));
 }
 
 /*
@@ -653,7 +675,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	}
 	npg_teardown_install();
 	npg_teardown_set_where(sc->file, 1, "starting the scenario's processes");
-	if (spawn_fillers(b, r) < 0)
+	if (make_files(b, r) < 0 || spawn_fillers(b, r) < 0)
 		return -1;
 	for (int i = 0; i < sc->ntasks; i++)
 		if (sc->tasks[i].initial && spawn_initial(b, r, i) < 0)
@@ -976,6 +998,8 @@ static void real_stop(struct npg_backend *b)
 	if (r->exe_fd >= 0)
 		close(r->exe_fd);
 	npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
+	if (r->execdir[0])
+		npg_execdir_remove(r->execdir);
 	if (reap_everything(r) < 0 || (!r->subreaper && await_empty_window(r) < 0))
 		fprintf(stderr, "nprocguard: warning: processes of uids %u..%u were still "
 			"there %d s after the run ended\n", r->base, r->base + NPG_UID_WINDOW - 1,

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -13,6 +14,12 @@
 static volatile sig_atomic_t npids;
 static pid_t pids[MAX_PIDS];
 static volatile sig_atomic_t then_group;
+/* the execdir and its files, removed by the handler: fixed buffers, no malloc */
+#define MAX_PATHS 64
+#define PATH_LEN 256
+static char dir_path[PATH_LEN];
+static char file_paths[MAX_PATHS][PATH_LEN];
+static volatile sig_atomic_t nfiles;
 static const char *volatile where_file;
 static volatile sig_atomic_t where_line;
 static const char *volatile where_what;
@@ -28,6 +35,35 @@ void npg_teardown_remember(pid_t pid)
 void npg_teardown_forget_all(void)
 {
 	npids = 0;
+}
+
+void npg_teardown_remember_dir(const char *dir)
+{
+	nfiles = 0;
+	snprintf(dir_path, sizeof(dir_path), "%s", dir);
+}
+
+void npg_teardown_remember_file(const char *path)
+{
+	if (nfiles < MAX_PATHS) {
+		snprintf(file_paths[nfiles], PATH_LEN, "%s", path);
+		nfiles = nfiles + 1;
+	}
+}
+
+void npg_teardown_forget_dir(void)
+{
+	nfiles = 0;
+	dir_path[0] = '\0';
+}
+
+/* unlink() and rmdir() are async-signal-safe */
+static void remove_paths(void)
+{
+	for (int i = 0; i < nfiles; i++)
+		unlink(file_paths[i]);
+	if (dir_path[0])
+		rmdir(dir_path);
 }
 
 void npg_teardown_set_group(pid_t pgid)
@@ -121,6 +157,7 @@ static void on_fatal_signal(int sig)
 	alarm(10);
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
 		;
+	remove_paths();
 	put("nprocguard: interrupted by ");
 	put(signame(sig));
 	if (file) {

@@ -18,6 +18,14 @@ void npg_teardown_install(void);
 void npg_teardown_remember(pid_t pid);
 void npg_teardown_forget_all(void);
 
+/*
+ * A directory to empty and remove on a fatal signal (execdir.c); one at a
+ * time. Its files are the ones named with npg_teardown_remember_file().
+ */
+void npg_teardown_remember_dir(const char *dir);
+void npg_teardown_remember_file(const char *path);
+void npg_teardown_forget_dir(void);
+
 /* A process group to SIGKILL on a fatal signal (the --then command); 0 clears. */
 void npg_teardown_set_group(pid_t pgid);
 

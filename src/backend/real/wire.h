@@ -25,6 +25,7 @@ struct npg_wire_msg {
 	/* command */
 	struct npg_op op;
 	int64_t target_pid;	/* wait, prlimit: the real pid */
+	char path[256];		/* execve of a declared file: where it is here ("": plain) */
 	/* result */
 	int32_t result;		/* enum npg_result_kind */
 	int64_t value;		/* errno, returned id, pid */
