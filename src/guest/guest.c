@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "guest/guest.h"
@@ -113,6 +115,9 @@ static int guest_failed(const struct npg_qemu_result *r, const char *console)
 		npg_guest_diagnose(console, r->timed_out, r->seconds, why, sizeof(why));
 		fprintf(stderr, "nprocguard conform: nprocguard was running in the guest (%s) but "
 			"gave no exit status: %s\n", r->status.release, why);
+	} else if (!r->timed_out && WIFEXITED(r->qemu_status) && WEXITSTATUS(r->qemu_status) != 0) {
+		fprintf(stderr, "nprocguard conform: QEMU could not boot the image (exit status %d; "
+			"its own message is above)\n", WEXITSTATUS(r->qemu_status));
 	} else {
 		npg_guest_diagnose(console, r->timed_out, r->seconds, why, sizeof(why));
 		fprintf(stderr, "nprocguard conform: %s\n", why);
@@ -133,11 +138,13 @@ int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int
 		.qemu = getenv("NPROCGUARD_QEMU"), .initrd = initrd, .console_log = console,
 	};
 	struct npg_qemu_result r;
+	struct stat sb = { 0 };
 	ssize_t len;
 	int ret = 2;
 
-	if (access(g->kernel, R_OK) < 0) {
-		fprintf(stderr, "nprocguard conform: --kernel %s: %s\n", g->kernel, strerror(errno));
+	if (stat(g->kernel, &sb) < 0 || access(g->kernel, R_OK) < 0 || !S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "nprocguard conform: --kernel %s: %s\n", g->kernel,
+			S_ISDIR(sb.st_mode) ? "a directory, not a kernel image" : strerror(errno));
 		return 2;
 	}
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

@@ -27,6 +27,11 @@ test_expect "a missing image is a usage error" '
 	grep -q "no-such-image: No such file" "$TMP/stderr"
 '
 
+test_expect "a directory is not taken for an image" '
+	expect_exit 2 "$NPG" conform --kernel "$TMP" "$SCEN" &&
+	grep -q "a directory, not a kernel image" "$TMP/stderr"
+'
+
 test_expect "--accel takes tcg or kvm only" '
 	expect_exit 2 "$NPG" conform --kernel "$FAKE" --accel xen "$SCEN" &&
 	grep -q "tcg or kvm" "$TMP/stderr"
@@ -101,6 +106,11 @@ elif [ -z "$image" ]; then
 	test_skip "the seed scenarios agree with the model inside a real kernel" \
 		"no kernel image in $kdir (set NPG_KERNELS)"
 else
+	test_expect "a file QEMU cannot boot: QEMU says why, and we say it was QEMU" '
+		head -c 4096 /dev/zero >"$TMP/not-a-kernel" &&
+		expect_exit 2 "$NPG" conform --kernel "$TMP/not-a-kernel" "$SCEN" &&
+		grep -q "QEMU could not boot the image" "$TMP/stderr"
+	'
 	test_expect "the seed scenarios agree with the model inside $(basename "$image")" '
 		cd "$TOP" &&
 		expect_exit 0 "$NPG" conform --guest-timeout 900 --kernel "$image" scenarios/article/*.npg &&
