@@ -26,6 +26,7 @@ static const struct {
 	{ "conform", npg_cmd_conform, "compare the model with the running kernel" },
 	{ "policies", npg_cmd_policies, "list the modelled kernel policies" },
 	{ "status", npg_cmd_status, "per-user task counts against RLIMIT_NPROC, flagged tasks" },
+	{ "explain", npg_cmd_explain, "which limit refuses a task's next fork or execve, with the numbers" },
 };
 
 static void usage(FILE *out)

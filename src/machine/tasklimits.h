@@ -9,6 +9,8 @@
 #ifndef NPG_MACHINE_TASKLIMITS_H
 #define NPG_MACHINE_TASKLIMITS_H
 
+#include <sys/types.h>
+
 #define NPG_TASKLIMITS_MAX 32
 
 struct npg_tasklimit {
@@ -23,5 +25,48 @@ struct npg_tasklimit {
  * not exist here, such as an unlimited pids.max, are left out), or -1.
  */
 int npg_tasklimits_read(struct npg_tasklimit *out, int max);
+
+/*
+ * The same limits one by one, for any task and from any tree: @root is ""
+ * for the running system, or a directory holding a recorded proc/ and
+ * sys/ (`explain --sysroot`), every path read relative to it.
+ */
+
+/* One cgroup of the pids controller, as pids_can_fork() meets it. */
+struct npg_pids_cgroup {
+	char path[512];		/* as /proc/PID/cgroup names it: "/user.slice/..." */
+	char dir[1100];		/* where its files are: ROOT/MOUNTPOINT/PATH */
+	int version;		/* 1: the v1 "pids" hierarchy; 2: cgroup2 */
+	long current;		/* pids.current */
+	long max;		/* pids.max; -1 for "max" (no limit of its own) */
+	long refused;		/* pids.events "max": forks it refused; -1 if unreadable */
+};
+
+/*
+ * The pids cgroup of task @pid and each ancestor below the root,
+ * innermost first: cgroup_can_fork() -> pids_can_fork() charges every one
+ * (pids_try_charge() walks parent_pids()). Returns how many, 0 if the pids
+ * controller is mounted nowhere, -1 with errno if the task's files cannot
+ * be read.
+ */
+int npg_pids_cgroup_chain(const char *root, pid_t pid, struct npg_pids_cgroup *out, int max);
+
+/* The same from a cgroup directory (ROOT/MOUNTPOINT/PATH, or PATH in the
+ * pids hierarchy) instead of a task's. -1 with errno ENOENT if none. */
+int npg_pids_cgroup_chain_dir(const char *root, const char *cgroup, struct npg_pids_cgroup *out,
+			      int max);
+
+/* Where the pids controller is mounted: v1 "pids" hierarchies and cgroup2
+ * with pids enabled, from ROOT/proc/self/mountinfo. Returns how many. */
+int npg_pids_hierarchies(const char *root, char (*mounts)[512], int *versions, int max);
+
+/* Read one cgroup directory's pids files into @out (dir, version, path set by the caller). */
+int npg_pids_cgroup_read(struct npg_pids_cgroup *out);
+
+/* kernel.threads-max and nr_threads (the 4th field of /proc/loadavg). 0 or -1. */
+int npg_threads_read(const char *root, long *threads_max, long *nr_threads);
+
+/* kernel.pid_max as the reader's pid namespace sees it (per namespace since 6.14). 0 or -1. */
+int npg_pid_max_read(const char *root, long *pid_max);
 
 #endif

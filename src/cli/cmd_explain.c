@@ -1,0 +1,366 @@
+/*
+ * nprocguard explain: which limit refuses a task's next fork, thread or
+ * execve, with the numbers, walked in the running kernel's order
+ * (src/tools/explain/); --since-boot lists the evidence of past
+ * refusals; --format prometheus writes the fleet metrics.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "machine/tasklimits.h"
+#include "report/report.h"
+#include "tools/explain/explain.h"
+#include "tools/metrics/prometheus.h"
+#include "tools/procscan.h"
+#include "tools/taskiter.h"
+
+static void usage(void)
+{
+	printf("Usage:\n nprocguard explain [options]\n\n"
+	       "Say which limit refuses a task's next fork, thread or execve, and with which\n"
+	       "numbers: each check copy_process() makes, in the running kernel's order --\n"
+	       "RLIMIT_NPROC of the user, kernel.threads-max, the pids of each pid namespace\n"
+	       "(kernel.pid_max), the pids cgroup and its ancestors (pids.max) -- or, for\n"
+	       "execve, PF_NPROC_EXCEEDED and the re-check of the limit.\n\n"
+	       "Options:\n"
+	       " -p, --pid PID          the task (default: the parent of nprocguard, the shell)\n"
+	       " -u, --user USER        the user's most limited process (lowest RLIMIT_NPROC)\n"
+	       " -g, --cgroup PATH      a pids cgroup (a directory, or a path in the hierarchy)\n"
+	       "     --op OP            fork (default), thread or execve\n"
+	       "     --since-boot       the cgroups whose pids.max has refused forks (pids.events)\n"
+	       "                        and the tasks flagged PF_NPROC_EXCEEDED now\n"
+	       "     --sysroot DIR      read /proc and /sys below DIR (a recorded tree)\n"
+	       "     --source SOURCE    where the user's tasks are counted: auto (the pinned BPF\n"
+	       "                        iterator if there is one, else /proc), bpf or proc\n"
+	       "     --format FORMAT    text (default), json, or prometheus (the metrics of\n"
+	       "                        status --format prometheus)\n"
+	       "     --textfile PATH    with --format prometheus: write PATH atomically\n"
+	       " -J, --json             same as --format json\n"
+	       " -h, --help             display this help\n\n"
+	       "Exit status: 0 the operation would pass, 1 a limit refuses it (or --since-boot\n"
+	       "found refusals), 2 usage or read error.\n");
+}
+
+/* The user's live process with the lowest soft RLIMIT_NPROC: its forks fail first. */
+static pid_t most_limited(uint32_t uid, const char *source)
+{
+	struct npg_scan scan;
+	const char *why = NULL, *pin = npg_taskiter_pin_path();
+	uint64_t best = 0;
+	pid_t pid = 0;
+	int rc = -1;
+
+	memset(&scan, 0, sizeof(scan));
+	if (strcmp(source, "proc") != 0 && npg_taskiter_pinned(pin))
+		rc = npg_taskiter_scan(&scan, pin, false, &why);
+	if (rc != 0 && npg_scan_tasks_opt(&scan, true) < 0)
+		return -1;
+	for (size_t i = 0; i < scan.ntasks; i++) {
+		const struct npg_scan_task *t = &scan.tasks[i];
+
+		if (t->ruid != uid || t->pid != t->tid || t->zombie)
+			continue;
+		if (!pid || t->nproc_soft < best) {
+			pid = t->pid;
+			best = t->nproc_soft;
+		}
+	}
+	npg_scan_free(&scan);
+	return pid;
+}
+
+static int parse_user(const char *arg, uint32_t *uid)
+{
+	struct passwd *pw;
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!errno && *arg && !*end && v < UINT32_MAX) {
+		*uid = (uint32_t)v;
+		return 0;
+	}
+	if ((pw = getpwnam(arg))) {
+		*uid = pw->pw_uid;
+		return 0;
+	}
+	return -1;
+}
+
+/* --since-boot: every cgroup of every pids hierarchy with pids.events max > 0 */
+static const char *since_root;
+static size_t since_top;
+static int since_version, since_found;
+
+static int since_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct npg_pids_cgroup c;
+
+	(void)st;
+	if (type != FTW_D || ftw->level == 0)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	snprintf(c.dir, sizeof(c.dir), "%s", path);
+	if (npg_pids_cgroup_read(&c) < 0 || c.refused <= 0)
+		return 0;
+	printf("cgroup ");
+	npg_safe_fputs(path + since_top, stdout);
+	if (c.max < 0)
+		printf(" (pids, v%d): refused %ld fork%s (pids.events max); pids.current %ld, "
+		       "pids.max max (the limit that refused is an ancestor's)\n", since_version,
+		       c.refused, c.refused == 1 ? "" : "s", c.current);
+	else
+		printf(" (pids, v%d): refused %ld fork%s (pids.events max); pids.current %ld, "
+		       "pids.max %ld\n", since_version, c.refused, c.refused == 1 ? "" : "s",
+		       c.current, c.max);
+	since_found++;
+	return 0;
+}
+
+static int since_boot(const char *root, const char *source)
+{
+	char mounts[8][512], dir[1100];
+	int versions[8], n = npg_pids_hierarchies(root, mounts, versions, 8);
+	struct npg_scan scan;
+	const char *why = NULL, *pin = npg_taskiter_pin_path();
+	int rc = -1;
+
+	since_root = root;
+	since_found = 0;
+	if (n < 0) {
+		fprintf(stderr, "nprocguard explain: %s/proc/self/mountinfo: %s\n", root, strerror(errno));
+		return NPG_EXIT_USAGE;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(dir, sizeof(dir), "%.400s%.511s", root, mounts[i]);
+		since_top = strlen(dir);
+		since_version = versions[i];
+		if (nftw(dir, since_visit, 16, FTW_PHYS) < 0) {
+			fprintf(stderr, "nprocguard explain: %s: %s\n", dir, strerror(errno));
+			return NPG_EXIT_USAGE;
+		}
+	}
+	if (n == 0)
+		printf("no pids controller is mounted: no cgroup limit can have refused a fork\n");
+	else if (!since_found)
+		printf("no pids cgroup has refused a fork (pids.events max is 0 everywhere)\n");
+	if (root[0])
+		return since_found ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+	/* the other evidence: tasks flagged now */
+	memset(&scan, 0, sizeof(scan));
+	if (strcmp(source, "proc") != 0 && npg_taskiter_pinned(pin))
+		rc = npg_taskiter_scan(&scan, pin, false, &why);
+	if (rc != 0 && npg_scan_tasks_opt(&scan, false) < 0) {
+		fprintf(stderr, "nprocguard explain: cannot read /proc: %s\n", strerror(errno));
+		return NPG_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < scan.ntasks; i++)
+		if (scan.tasks[i].flagged) {
+			printf("task %d (", (int)scan.tasks[i].tid);
+			npg_safe_fputs(scan.tasks[i].comm, stdout);
+			printf(", uid %u) has PF_NPROC_EXCEEDED: a set*uid() found its user over "
+			       "RLIMIT_NPROC\n", scan.tasks[i].ruid);
+			since_found++;
+		}
+	npg_scan_free(&scan);
+	return since_found ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+}
+
+static int prometheus(const char *path, const char *root, const char *source)
+{
+	struct npg_scan scan;
+	struct npg_metrics_user *users;
+	const char *why = NULL, *pin = npg_taskiter_pin_path();
+	char reason[512];
+	size_t n;
+	int rc = -1;
+
+	if (root[0]) {
+		fprintf(stderr, "nprocguard explain: --format prometheus reads the running system, "
+			"not --sysroot\n");
+		return NPG_EXIT_USAGE;
+	}
+	memset(&scan, 0, sizeof(scan));
+	if (strcmp(source, "proc") != 0 && npg_taskiter_pinned(pin))
+		rc = npg_taskiter_scan(&scan, pin, false, &why);
+	if (rc != 0 && npg_scan_tasks_opt(&scan, true) < 0) {
+		fprintf(stderr, "nprocguard explain: cannot read /proc: %s\n", strerror(errno));
+		return NPG_EXIT_USAGE;
+	}
+	users = npg_metrics_users(&scan, &n);
+	npg_scan_free(&scan);
+	if (!users && n) {
+		fprintf(stderr, "nprocguard explain: out of memory\n");
+		return NPG_EXIT_USAGE;
+	}
+	rc = npg_prometheus_write(path, users, n, "", reason, sizeof(reason));
+	free(users);
+	if (rc < 0) {
+		fprintf(stderr, "nprocguard explain: %s: %s\n", reason, strerror(errno));
+		return NPG_EXIT_USAGE;
+	}
+	return NPG_EXIT_OK;
+}
+
+int npg_cmd_explain(int argc, char **argv)
+{
+	enum { OPT_OP = 256, OPT_SINCE, OPT_SYSROOT, OPT_SOURCE, OPT_FORMAT, OPT_TEXTFILE };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "cgroup", required_argument, NULL, 'g' },
+		{ "op", required_argument, NULL, OPT_OP },
+		{ "since-boot", no_argument, NULL, OPT_SINCE },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct npg_explain_facts facts;	/* large: kept off the stack */
+	static struct npg_explain e;
+	const char *user = NULL, *cgroup = NULL, *root = "", *source = "auto", *format = "text";
+	const char *textfile = NULL;
+	bool since = false;
+	int c, op = NPG_EXPLAIN_FORK, targets = 0, rc;
+	pid_t pid = 0;
+	char why[1024], *end;
+	long v;
+
+	while ((c = getopt_long(argc, argv, "p:u:g:Jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > 4194304) {
+				fprintf(stderr, "nprocguard explain: bad --pid '%.64s' (a process id, 1 to "
+					"4194304)\n", optarg);
+				npg_usage_error("explain");
+			}
+			pid = (pid_t)v;
+			targets++;
+			break;
+		case 'u': user = optarg; targets++; break;
+		case 'g': cgroup = optarg; targets++; break;
+		case OPT_OP:
+			op = npg_explain_op_parse(optarg);
+			if (op < 0) {
+				fprintf(stderr, "nprocguard explain: bad --op '%.64s' (fork, thread or "
+					"execve)\n", optarg);
+				npg_usage_error("explain");
+			}
+			break;
+		case OPT_SINCE: since = true; break;
+		case OPT_SYSROOT: root = optarg; break;
+		case OPT_SOURCE:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "proc")) {
+				fprintf(stderr, "nprocguard explain: bad --source '%.64s' (auto, bpf or "
+					"proc)\n", optarg);
+				npg_usage_error("explain");
+			}
+			source = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "prometheus")) {
+				fprintf(stderr, "nprocguard explain: bad --format '%.64s' (text, json or "
+					"prometheus)\n", optarg);
+				npg_usage_error("explain");
+			}
+			format = optarg;
+			break;
+		case OPT_TEXTFILE: textfile = optarg; break;
+		case 'J': format = "json"; break;
+		case 'h': usage(); return NPG_EXIT_OK;
+		default: npg_usage_error("explain");
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "nprocguard explain: unexpected argument '%.64s'\n", argv[optind]);
+		npg_usage_error("explain");
+	}
+	if (targets > 1) {
+		fprintf(stderr, "nprocguard explain: --pid, --user and --cgroup exclude each other\n");
+		npg_usage_error("explain");
+	}
+	if (textfile && strcmp(format, "prometheus") != 0) {
+		fprintf(stderr, "nprocguard explain: --textfile goes with --format prometheus\n");
+		npg_usage_error("explain");
+	}
+	if (root[0]) {
+		struct stat st;
+
+		/* room for the longest /proc and /sys paths below it */
+		if (strlen(root) > 400) {
+			fprintf(stderr, "nprocguard explain: --sysroot longer than 400 bytes\n");
+			npg_usage_error("explain");
+		}
+		if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "nprocguard explain: --sysroot %s: not a directory\n", root);
+			return NPG_EXIT_USAGE;
+		}
+		if (strcmp(root, "/") == 0)
+			root = "";
+	}
+	if (strcmp(format, "prometheus") == 0)
+		return prometheus(textfile ? textfile : "-", root, source);
+	if (since)
+		return since_boot(root, source);
+	if (cgroup && op == NPG_EXPLAIN_EXECVE) {
+		fprintf(stderr, "nprocguard explain: --op execve needs a task, not a cgroup\n");
+		npg_usage_error("explain");
+	}
+	if (user) {
+		uint32_t uid;
+
+		if (root[0]) {
+			fprintf(stderr, "nprocguard explain: --user reads the running system; with "
+				"--sysroot name the task with --pid\n");
+			npg_usage_error("explain");
+		}
+		if (parse_user(user, &uid) < 0) {
+			fprintf(stderr, "nprocguard explain: unknown user '%.64s'\n", user);
+			npg_usage_error("explain");
+		}
+		pid = most_limited(uid, source);
+		if (pid <= 0) {
+			fprintf(stderr, "nprocguard explain: user %.64s has no live process\n", user);
+			return NPG_EXIT_USAGE;
+		}
+	} else if (!pid && !cgroup) {
+		if (root[0]) {
+			fprintf(stderr, "nprocguard explain: with --sysroot, name the task (--pid) or "
+				"the cgroup (--cgroup)\n");
+			npg_usage_error("explain");
+		}
+		pid = getppid();
+	}
+	{
+		struct npg_explain_source src = { root, source };
+
+		rc = cgroup ? npg_explain_gather_cgroup(&facts, &src, cgroup, why, sizeof(why))
+			    : npg_explain_gather(&facts, &src, pid, why, sizeof(why));
+	}
+	if (rc < 0) {
+		fprintf(stderr, "nprocguard explain: ");
+		npg_safe_fputs(why, stderr);
+		fputc('\n', stderr);
+		return NPG_EXIT_USAGE;
+	}
+	npg_explain_decide(&facts, (enum npg_explain_op)op, &e);
+	if (strcmp(format, "json") == 0)
+		npg_explain_print_json(stdout, &facts, &e);
+	else
+		npg_explain_print_text(stdout, &facts, &e);
+	return e.first_refusal >= 0 ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+}

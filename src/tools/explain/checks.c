@@ -1,0 +1,316 @@
+/*
+ * The checks a new task must pass, in copy_process()'s order (kernel/fork.c;
+ * the order has not changed since the pids controller came in 4.3):
+ *
+ *   1. RLIMIT_NPROC of the user (is_rlimit_overlimit() on task_ucounts()
+ *      since 5.14, atomic_read(&p->real_cred->user->processes) before),
+ *      right after copy_creds();
+ *   2. nr_threads >= max_threads (kernel.threads-max);
+ *   3. alloc_pid() in every pid namespace level (-ENOSPC from
+ *      idr_alloc_cyclic() becomes -EAGAIN, kernel/pid.c);
+ *   4. cgroup_can_fork() -> pids_can_fork() -> pids_try_charge() on the
+ *      task's pids cgroup and every ancestor (kernel/cgroup/pids.c, 4.3+).
+ *
+ * execve() has one: PF_NPROC_EXCEEDED with the user still over the limit
+ * (do_execveat_common(), 3.1+). Whether RLIMIT_NPROC refuses is asked of
+ * the model's policy for the running kernel, never restated here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "model/policy.h"
+#include "model/release.h"
+#include "tools/explain/explain.h"
+
+int npg_explain_op_parse(const char *s)
+{
+	if (strcmp(s, "fork") == 0)
+		return NPG_EXPLAIN_FORK;
+	if (strcmp(s, "thread") == 0)
+		return NPG_EXPLAIN_THREAD;
+	if (strcmp(s, "execve") == 0)
+		return NPG_EXPLAIN_EXECVE;
+	return -1;
+}
+
+const char *npg_explain_op_name(enum npg_explain_op op)
+{
+	return op == NPG_EXPLAIN_FORK ? "fork" : op == NPG_EXPLAIN_THREAD ? "thread" : "execve";
+}
+
+static struct npg_explain_check *add(struct npg_explain *e, const char *id, const char *kernel)
+{
+	struct npg_explain_check *c = &e->checks[e->nchecks++];
+
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	c->kernel = kernel;
+	c->applies = true;
+	c->limit = -1;
+	return c;
+}
+
+static const char *plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void limit_text(uint64_t v, char *buf, size_t len)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* The count copy_process() compares: the kernel's own counter when the BPF iterator gave it */
+static long user_count(const struct npg_explain_facts *f)
+{
+	return f->kernel_count >= 0 ? (long)f->kernel_count : f->tasks;
+}
+
+/*
+ * A one-task world of the model holding the user's count, so that the
+ * policy of this kernel decides; the task's capabilities count only in
+ * the initial user namespace (capable() asks init_user_ns).
+ */
+static void model_world(const struct npg_explain_facts *f, const struct npg_policy *p,
+			struct npg_world *w)
+{
+	struct npg_cred cred;
+
+	memset(&cred, 0, sizeof(cred));
+	cred.uid = (struct npg_ids){ f->ruid, f->euid, f->euid, f->euid };
+	cred.cap_effective = f->init_userns ? f->cap_eff : 0;
+	cred.cap_permitted = cred.cap_effective;
+	npg_world_init(w, p, 1);
+	npg_task_spawn(w, 0, &cred, f->nproc_soft, f->nproc_hard);
+	npg_count_add(w, cred.charged_to, user_count(f) - 1);
+	w->tasks[0].nproc_exceeded = f->flagged;
+}
+
+/* Who copy_process() lets past the limit, in the words of the source */
+static const char *exemption(const struct npg_explain_facts *f)
+{
+	if (f->ruid == 0)
+		return "real uid 0 (INIT_USER) is exempt";
+	if (f->init_userns && (f->cap_eff & (1ull << NPG_CAP_SYS_RESOURCE)))
+		return "CAP_SYS_RESOURCE in its effective set exempts it";
+	if (f->init_userns && (f->cap_eff & (1ull << NPG_CAP_SYS_ADMIN)))
+		return "CAP_SYS_ADMIN in its effective set exempts it";
+	return NULL;
+}
+
+static void user_subject(const struct npg_explain_facts *f, struct npg_explain_check *c)
+{
+	char lim[32];
+
+	limit_text(f->nproc_soft, lim, sizeof(lim));
+	snprintf(c->subject, sizeof(c->subject),
+		 "user %s (uid %u): %ld %s (%ld %s, %ld %s, %ld %s)%s, RLIMIT_NPROC %s (soft, pid %d %s)",
+		 f->user, f->ruid, user_count(f), plural(user_count(f), "task", "tasks"), f->procs,
+		 plural(f->procs, "process", "processes"), f->threads,
+		 plural(f->threads, "thread", "threads"), f->zombies,
+		 plural(f->zombies, "zombie", "zombies"),
+		 f->kernel_count >= 0 ? " by the kernel's ucounts counter" : "", lim, (int)f->pid,
+		 f->comm);
+}
+
+/* 1. RLIMIT_NPROC, as the policy of this kernel decides */
+static void check_rlimit(const struct npg_explain_facts *f, const struct npg_policy *p,
+			 enum npg_explain_op op, struct npg_explain *e)
+{
+	/* 5.14+ charge the child first and compare with '>' (8f2f9c4d82f2); before, N >= L */
+	bool child_first = strcmp(p->name, "linux-6") == 0 || strcmp(p->name, "linux-5.14") == 0;
+	struct npg_explain_check *c = add(e, "rlimit_nproc", child_first
+		? "copy_process(): is_rlimit_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC) (5.14+)"
+		: "copy_process(): atomic_read(&p->real_cred->user->processes) >= rlimit(RLIMIT_NPROC)");
+	struct npg_world w;
+	long n = user_count(f);
+	const char *what = op == NPG_EXPLAIN_THREAD ? "clone(CLONE_THREAD)" : "fork";
+	const char *ex = exemption(f);
+	char lim[32];
+	bool over;
+
+	user_subject(f, c);
+	c->used = n;
+	c->limit = f->nproc_soft == UINT64_MAX ? -1 : (long)f->nproc_soft;
+	limit_text(f->nproc_soft, lim, sizeof(lim));
+	over = f->nproc_soft != UINT64_MAX &&
+	       (child_first ? npg_count_over(n + 1, f->nproc_soft) : npg_count_at_least(n, f->nproc_soft));
+	model_world(f, p, &w);
+	c->refuses = p->copy_process(&w, &w.tasks[0]) == -EAGAIN;
+	npg_world_free(&w);
+	if (f->nproc_soft == UINT64_MAX)
+		snprintf(c->verdict, sizeof(c->verdict), "RLIMIT_NPROC unlimited: ok");
+	else if (c->refuses)
+		snprintf(c->verdict, sizeof(c->verdict), "%ld%s %s %s: %s fails with EAGAIN", n,
+			 child_first ? " + 1" : "", child_first ? ">" : ">=", lim, what);
+	else if (over && ex)
+		snprintf(c->verdict, sizeof(c->verdict), "%ld%s %s %s, but %s: ok", n,
+			 child_first ? " + 1" : "", child_first ? ">" : ">=", lim, ex);
+	else
+		snprintf(c->verdict, sizeof(c->verdict), "%ld%s %s %s: ok (%lld left)", n,
+			 child_first ? " + 1" : "", child_first ? "<=" : "<", lim,
+			 (long long)f->nproc_soft - n);
+}
+
+/* 2. kernel.threads-max */
+static void check_threads(const struct npg_explain_facts *f, struct npg_explain *e)
+{
+	struct npg_explain_check *c = add(e, "threads_max",
+					  "copy_process(): data_race(nr_threads >= max_threads)");
+
+	c->used = f->nr_threads;
+	c->limit = f->threads_max;
+	snprintf(c->subject, sizeof(c->subject), "kernel.threads-max %ld, tasks %ld", f->threads_max,
+		 f->nr_threads);
+	if (f->threads_max < 0) {
+		snprintf(c->verdict, sizeof(c->verdict), "unreadable: not checked");
+		c->applies = false;
+		return;
+	}
+	c->refuses = f->nr_threads >= f->threads_max;
+	snprintf(c->verdict, sizeof(c->verdict), c->refuses ? "%ld >= %ld: fails with EAGAIN"
+			 : "%ld < %ld: ok", f->nr_threads, f->threads_max);
+}
+
+/* 3. alloc_pid() at each pid namespace level, innermost first as the kernel walks them */
+static void check_pids(const struct npg_explain_facts *f, struct npg_explain *e)
+{
+	for (int i = f->npidns - 1; i >= 0; i--) {
+		const struct npg_pidns_level *l = &f->pidns[i];
+		struct npg_explain_check *c = add(e, "pid_max",
+			"alloc_pid(): idr_alloc_cyclic() -ENOSPC -> -EAGAIN (kernel/pid.c)");
+		char level[64];
+
+		if (l->level == 0)
+			snprintf(level, sizeof(level), "init");
+		else
+			snprintf(level, sizeof(level), "level %d, the task's own", l->level);
+		c->used = l->used;
+		c->limit = l->pid_max;
+		snprintf(c->subject, sizeof(c->subject),
+			 "pid namespace (%s): kernel.pid_max %ld, pids in use %ld", level, l->pid_max,
+			 l->used);
+		if (l->pid_max < 0 || l->used < 0) {
+			snprintf(c->verdict, sizeof(c->verdict),
+				 "not readable from here (needs root to enter the namespace): not checked");
+			c->applies = false;
+			continue;
+		}
+		/* pids 1 .. pid_max-1; once the counter wraps, those below 300
+		 * (RESERVED_PIDS) are not handed out again */
+		c->refuses = l->used >= l->pid_max - 1;
+		snprintf(c->verdict, sizeof(c->verdict),
+			 c->refuses ? "%ld pids in use, %ld available (1 to pid_max - 1): fails with EAGAIN"
+				    : "%ld pids in use, %ld available (1 to pid_max - 1): ok",
+			 l->used, l->pid_max - 1);
+	}
+}
+
+/* 4. the pids controller: every cgroup up the chain */
+static void check_cgroups(const struct npg_explain_facts *f, struct npg_explain *e)
+{
+	bool limited = false;
+
+	for (int i = 0; i < f->ncgroups; i++) {
+		const struct npg_pids_cgroup *g = &f->cgroups[i];
+		struct npg_explain_check *c;
+		char refused[96] = "";
+
+		/* the task's own cgroup is always shown; ancestors only with a limit */
+		if (g->max < 0 && i > 0)
+			continue;
+		c = add(e, "pids_cgroup", "cgroup_can_fork() -> pids_can_fork(): pids_try_charge() "
+					   "(kernel/cgroup/pids.c, 4.3+)");
+		c->used = g->current;
+		c->limit = g->max;
+		if (g->refused >= 0)
+			snprintf(refused, sizeof(refused), "; refused %ld %s so far (pids.events)",
+				 g->refused, plural(g->refused, "time", "times"));
+		if (g->max < 0) {
+			snprintf(c->subject, sizeof(c->subject), "cgroup %s (pids, v%d): pids.current %ld, "
+				 "pids.max max", g->path, g->version, g->current);
+			snprintf(c->verdict, sizeof(c->verdict), "no limit here%s", refused);
+			continue;
+		}
+		limited = true;
+		snprintf(c->subject, sizeof(c->subject), "cgroup %s (pids, v%d): pids.current %ld, "
+			 "pids.max %ld", g->path, g->version, g->current, g->max);
+		/* pids_try_charge(): new = counter + 1; if (new > limit) fail */
+		c->refuses = g->current + 1 > g->max;
+		snprintf(c->verdict, sizeof(c->verdict), "%ld + 1 %s %ld: %s%s", g->current,
+			 c->refuses ? ">" : "<=", g->max, c->refuses ? "fails with EAGAIN" : "ok",
+			 refused);
+	}
+	(void)limited;
+}
+
+/* execve(): the flag, and the re-check of the limit */
+static void check_execve(const struct npg_explain_facts *f, const struct npg_policy *p,
+			 struct npg_explain *e)
+{
+	struct npg_explain_check *c = add(e, "nproc_exceeded",
+		"do_execveat_common(): PF_NPROC_EXCEEDED && is_rlimit_overlimit() (3.1+)");
+	struct npg_world w;
+	long n = user_count(f);
+	char lim[32];
+
+	user_subject(f, c);
+	c->used = n;
+	c->limit = f->nproc_soft == UINT64_MAX ? -1 : (long)f->nproc_soft;
+	limit_text(f->nproc_soft, lim, sizeof(lim));
+	if (!p->execve) {
+		snprintf(c->verdict, sizeof(c->verdict), "this kernel (%s) has no execve check: ok",
+			 p->name);
+		return;
+	}
+	model_world(f, p, &w);
+	c->refuses = p->execve(&w, &w.tasks[0]) == -EAGAIN;
+	npg_world_free(&w);
+	if (c->refuses)
+		snprintf(c->verdict, sizeof(c->verdict), "PF_NPROC_EXCEEDED is set and %ld > %s: "
+			 "execve fails with EAGAIN", n, lim);
+	else if (f->flagged)
+		snprintf(c->verdict, sizeof(c->verdict), "PF_NPROC_EXCEEDED is set, but %ld <= %s now: "
+			 "execve clears the flag and goes on: ok", n, lim);
+	else
+		snprintf(c->verdict, sizeof(c->verdict), "PF_NPROC_EXCEEDED is not set: execve does not "
+			 "re-check the limit: ok");
+}
+
+void npg_explain_decide(const struct npg_explain_facts *f, enum npg_explain_op op,
+			struct npg_explain *e)
+{
+	struct npg_release rel;
+	const struct npg_policy *p = NULL;
+	bool pids_controller = true;
+
+	memset(e, 0, sizeof(*e));
+	e->op = op;
+	e->first_refusal = -1;
+	if (npg_release_parse(&rel, f->release, f->version[0] ? f->version : NULL) == 0) {
+		p = rel.policy;
+		pids_controller = rel.major > 4 || (rel.major == 4 && rel.minor >= 3);
+	}
+	if (!p)
+		p = npg_policy_find("linux-6");
+	e->policy = p->name;
+	if (op == NPG_EXPLAIN_EXECVE) {
+		if (f->have_task)
+			check_execve(f, p, e);
+	} else {
+		if (f->have_task)
+			check_rlimit(f, p, op, e);
+		check_threads(f, e);
+		check_pids(f, e);
+		if (pids_controller)
+			check_cgroups(f, e);
+	}
+	for (int i = 0; i < e->nchecks; i++)
+		if (e->checks[i].refuses && e->first_refusal < 0)
+			e->first_refusal = i;
+}

@@ -1,0 +1,402 @@
+/*
+ * The facts explain decides on, read once: the task (its ids, capabilities,
+ * flag and RLIMIT_NPROC), its user's task count, and the machine's limits
+ * through src/machine/tasklimits.c. Every path is read below f->root, so a
+ * recorded tree (`--sysroot`) drives the same code as the running system.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/real/procfs.h"
+#include "tools/explain/explain.h"
+#include "tools/procscan.h"
+#include "tools/taskiter.h"
+#include "tools/usernames.h"
+
+static int read_rooted(const char *root, const char *rel, char *buf, size_t len)
+{
+	char path[1200];
+	ssize_t n, total = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < len - 1 && (n = read(fd, buf + total, len - 1 - (size_t)total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return 0;
+}
+
+static int link_rooted(const char *root, const char *rel, char *buf, size_t len)
+{
+	char path[1200];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	n = readlink(path, buf, len - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static const char *after(const char *buf, const char *key)
+{
+	const char *p = strstr(buf, key);
+
+	return p ? p + strlen(key) : NULL;
+}
+
+/* "Max processes  512  1024  processes": soft and hard, "unlimited" as UINT64_MAX */
+static void parse_limits(const char *buf, uint64_t *soft, uint64_t *hard)
+{
+	const char *p = after(buf, "Max processes");
+	char *end;
+
+	*soft = *hard = UINT64_MAX;
+	if (!p)
+		return;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "unlimited", 9) != 0)
+		*soft = strtoull(p, &end, 10), p = end;
+	else
+		p += 9;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "unlimited", 9) != 0)
+		*hard = strtoull(p, NULL, 10);
+}
+
+/* stat field 9, after the parenthesised comm (which may hold spaces and parentheses) */
+static unsigned long stat_flags(const char *buf, char *state)
+{
+	const char *p = strrchr(buf, ')');
+
+	if (!p || p[1] != ' ')
+		return 0;
+	*state = p[2];
+	for (int field = 2; field < 9 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoul(p + 1, NULL, 10) : 0;
+}
+
+/* The task itself: status, stat, limits, its user namespace. */
+static int read_task(struct npg_explain_facts *f, char *why, size_t whylen)
+{
+	char rel[128], buf[8192], mine[64], theirs[64];
+	const char *p;
+	char state = '?';
+	size_t n;
+
+	snprintf(rel, sizeof(rel), "/proc/%d/status", (int)f->pid);
+	if (read_rooted(f->root, rel, buf, sizeof(buf)) < 0) {
+		snprintf(why, whylen, "no process %d (%s%s): %s", (int)f->pid, f->root, rel,
+			 strerror(errno));
+		return -1;
+	}
+	if (!(p = after(buf, "Name:\t")) || !after(buf, "\nUid:\t")) {
+		snprintf(why, whylen, "%s%s: no Name or Uid line", f->root, rel);
+		errno = EINVAL;
+		return -1;
+	}
+	n = strcspn(p, "\n");
+	snprintf(f->comm, sizeof(f->comm), "%.*s", (int)(n < 15 ? n : 15), p);
+	p = after(buf, "\nUid:\t");
+	f->ruid = (uint32_t)strtoul(p, (char **)&p, 10);
+	f->euid = (uint32_t)strtoul(p, NULL, 10);
+	f->cap_eff = (p = after(buf, "\nCapEff:\t")) ? strtoull(p, NULL, 16) : 0;
+
+	snprintf(rel, sizeof(rel), "/proc/%d/stat", (int)f->pid);
+	if (read_rooted(f->root, rel, buf, sizeof(buf)) == 0)
+		f->flagged = stat_flags(buf, &state) & NPG_PF_NPROC_EXCEEDED;
+	snprintf(rel, sizeof(rel), "/proc/%d/limits", (int)f->pid);
+	if (read_rooted(f->root, rel, buf, sizeof(buf)) < 0) {
+		snprintf(why, whylen, "%s%s: %s", f->root, rel, strerror(errno));
+		return -1;
+	}
+	parse_limits(buf, &f->nproc_soft, &f->nproc_hard);
+
+	/* capable() asks the initial user namespace: CapEff counts only there */
+	snprintf(rel, sizeof(rel), "/proc/%d/ns/user", (int)f->pid);
+	f->init_userns = link_rooted(f->root, "/proc/self/ns/user", mine, sizeof(mine)) < 0 ||
+			 link_rooted(f->root, rel, theirs, sizeof(theirs)) < 0 ||
+			 strcmp(mine, theirs) == 0;
+	f->userns_level = f->init_userns ? 0 : -1;
+	npg_user_name(f->ruid, f->user, sizeof(f->user));
+	return 0;
+}
+
+static void count_task(struct npg_explain_facts *f, bool leader, bool zombie, bool flagged)
+{
+	f->tasks++;
+	f->procs += leader;
+	f->threads += !leader;
+	f->zombies += zombie;
+	f->flagged_tasks += flagged;
+}
+
+/* A recorded tree: every ROOT/proc/PID/task/TID with the user's real uid. */
+static int count_sysroot(struct npg_explain_facts *f)
+{
+	char path[1200], rel[160], buf[4096];
+	struct dirent *d, *t;
+	DIR *proc, *tasks;
+
+	snprintf(path, sizeof(path), "%s/proc", f->root);
+	if (!(proc = opendir(path)))
+		return -1;
+	while ((d = readdir(proc))) {
+		int pid = atoi(d->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/proc/%d/task", f->root, pid);
+		if (!(tasks = opendir(path)))
+			continue;
+		while ((t = readdir(tasks))) {
+			int tid = atoi(t->d_name);
+			const char *uid;
+			char state = '?';
+			unsigned long flags;
+
+			if (tid <= 0)
+				continue;
+			snprintf(rel, sizeof(rel), "/proc/%d/task/%d/status", pid, tid);
+			if (read_rooted(f->root, rel, buf, sizeof(buf)) < 0 ||
+			    !(uid = after(buf, "\nUid:\t")) || strtoul(uid, NULL, 10) != f->ruid)
+				continue;
+			snprintf(rel, sizeof(rel), "/proc/%d/task/%d/stat", pid, tid);
+			if (read_rooted(f->root, rel, buf, sizeof(buf)) < 0)
+				continue;
+			flags = stat_flags(buf, &state);
+			count_task(f, pid == tid, state == 'Z' || state == 'X',
+				   flags & NPG_PF_NPROC_EXCEEDED);
+		}
+		closedir(tasks);
+	}
+	closedir(proc);
+	return 0;
+}
+
+/* The running system: the pinned BPF iterator if there is one, else /proc. */
+static int count_live(struct npg_explain_facts *f, const char *source, char *why, size_t whylen)
+{
+	struct npg_scan scan;
+	const char *pin = npg_taskiter_pin_path(), *reason = NULL;
+	int rc = -1;
+
+	memset(&scan, 0, sizeof(scan));
+	if (strcmp(source, "proc") != 0 && (strcmp(source, "bpf") == 0 || npg_taskiter_pinned(pin))) {
+		rc = npg_taskiter_scan(&scan, pin, strcmp(source, "bpf") == 0 && geteuid() == 0, &reason);
+		if (rc == 0)
+			f->count_source = "bpf";
+		else if (rc == -2 || strcmp(source, "bpf") == 0) {
+			snprintf(why, whylen, "%s: %s", pin, reason ? reason : strerror(errno));
+			return -1;
+		}
+	}
+	if (rc != 0) {
+		if (npg_scan_tasks_opt(&scan, false) < 0) {
+			snprintf(why, whylen, "cannot read /proc: %s", strerror(errno));
+			return -1;
+		}
+		f->count_source = "proc";
+	}
+	for (size_t i = 0; i < scan.ntasks; i++) {
+		const struct npg_scan_task *t = &scan.tasks[i];
+
+		if (t->ruid != f->ruid)
+			continue;
+		count_task(f, t->pid == t->tid, t->zombie, t->flagged);
+		if (t->kernel_count >= 0 && t->pid == f->pid)
+			f->kernel_count = t->kernel_count;
+	}
+	npg_scan_free(&scan);
+	return 0;
+}
+
+/*
+ * kernel.pid_max of the pid namespace of @pid, as a task inside reads it
+ * (per namespace since 6.14, where the sysctl answers for the reader's
+ * active namespace): a child joins it with setns() and forks a reader.
+ * -1 when we may not (not root) or it is unreadable.
+ */
+static long pid_max_inside(pid_t pid)
+{
+	char path[64];
+	long v = -1;
+	int fds[2], status;
+	pid_t child;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	child = fork();
+	if (child == 0) {
+		int ns;
+		pid_t reader;
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+		ns = open(path, O_RDONLY | O_CLOEXEC);
+		if (ns < 0 || setns(ns, CLONE_NEWPID) < 0)
+			_exit(1);
+		reader = fork();
+		if (reader == 0) {
+			long max;
+
+			if (npg_pid_max_read("", &max) < 0 ||
+			    write(fds[1], &max, sizeof(max)) != (ssize_t)sizeof(max))
+				_exit(1);
+			_exit(0);
+		}
+		_exit(reader > 0 && waitpid(reader, &status, 0) == reader && status == 0 ? 0 : 1);
+	}
+	close(fds[1]);
+	if (child > 0) {
+		if (read(fds[0], &v, sizeof(v)) != (ssize_t)sizeof(v))
+			v = -1;
+		waitpid(child, &status, 0);
+	}
+	close(fds[0]);
+	return v;
+}
+
+/* Tasks (threads included) whose pid namespace is @ns: pids in use at that level. */
+static long tasks_in_pidns(const char *ns)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+	long used = 0;
+
+	if (!proc)
+		return -1;
+	while ((d = readdir(proc))) {
+		char rel[96], link[64], buf[4096];
+		const char *thr;
+
+		if (atoi(d->d_name) <= 0)
+			continue;
+		snprintf(rel, sizeof(rel), "/proc/%.20s/ns/pid", d->d_name);
+		if (link_rooted("", rel, link, sizeof(link)) < 0 || strcmp(link, ns) != 0)
+			continue;
+		snprintf(rel, sizeof(rel), "/proc/%.20s/status", d->d_name);
+		if (read_rooted("", rel, buf, sizeof(buf)) < 0)
+			continue;
+		thr = after(buf, "\nThreads:\t");
+		used += thr ? strtol(thr, NULL, 10) : 1;
+	}
+	closedir(proc);
+	return used;
+}
+
+/*
+ * alloc_pid() takes a pid at every level from the task's namespace up to
+ * the initial one. Level 0 is read from ROOT/proc; the task's own level,
+ * when deeper, from inside it (live only). Levels in between are not
+ * shown.
+ */
+static void read_pidns(struct npg_explain_facts *f)
+{
+	char rel[64], buf[8192], ns[64];
+	const char *p;
+	int depth = 0;
+
+	f->npidns = 0;
+	f->pidns[0] = (struct npg_pidns_level){ 0, -1, f->nr_threads };
+	if (npg_pid_max_read(f->root, &f->pidns[0].pid_max) < 0)
+		f->pidns[0].pid_max = -1;
+	f->npidns = 1;
+	if (!f->have_task)
+		return;
+	snprintf(rel, sizeof(rel), "/proc/%d/status", (int)f->pid);
+	if (read_rooted(f->root, rel, buf, sizeof(buf)) < 0 || !(p = after(buf, "\nNSpid:")))
+		return;
+	for (p = strchr(p, '\t'); p && *p == '\t'; p = strpbrk(p + 1, "\t\n"))
+		depth++;
+	if (depth <= 1)
+		return;
+	f->pidns[1] = (struct npg_pidns_level){ depth - 1, -1, -1 };
+	f->npidns = 2;
+	snprintf(rel, sizeof(rel), "/proc/%d/ns/pid", (int)f->pid);
+	if (f->root[0] || link_rooted("", rel, ns, sizeof(ns)) < 0)
+		return;
+	f->pidns[1].used = tasks_in_pidns(ns);
+	f->pidns[1].pid_max = pid_max_inside(f->pid);
+}
+
+static void read_machine(struct npg_explain_facts *f, const char *cgroup)
+{
+	struct utsname u;
+	int n;
+
+	if (f->root[0]) {
+		if (read_rooted(f->root, "/proc/sys/kernel/osrelease", f->release, sizeof(f->release)) == 0)
+			f->release[strcspn(f->release, "\n")] = '\0';
+		if (read_rooted(f->root, "/proc/sys/kernel/version", f->version, sizeof(f->version)) == 0)
+			f->version[strcspn(f->version, "\n")] = '\0';
+	} else if (uname(&u) == 0) {
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
+		snprintf(f->version, sizeof(f->version), "%s", u.version);
+	}
+	if (npg_threads_read(f->root, &f->threads_max, &f->nr_threads) < 0)
+		f->threads_max = f->nr_threads = -1;
+	read_pidns(f);
+	n = cgroup ? npg_pids_cgroup_chain_dir(f->root, cgroup, f->cgroups, NPG_EXPLAIN_MAX_CGROUPS)
+		   : npg_pids_cgroup_chain(f->root, f->pid, f->cgroups, NPG_EXPLAIN_MAX_CGROUPS);
+	f->ncgroups = n > 0 ? n : 0;
+}
+
+static void init_facts(struct npg_explain_facts *f, const struct npg_explain_source *src)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->root, sizeof(f->root), "%s", src->root ? src->root : "");
+	/* "/" is the running system too; a trailing slash would double in every path */
+	while (f->root[0] && f->root[strlen(f->root) - 1] == '/')
+		f->root[strlen(f->root) - 1] = '\0';
+	f->kernel_count = -1;
+	f->userns_level = -1;
+}
+
+int npg_explain_gather(struct npg_explain_facts *f, const struct npg_explain_source *src,
+		       pid_t pid, char *why, size_t whylen)
+{
+	init_facts(f, src);
+	f->pid = pid;
+	f->have_task = true;
+	if (read_task(f, why, whylen) < 0)
+		return -1;
+	if (f->root[0]) {
+		if (count_sysroot(f) < 0) {
+			snprintf(why, whylen, "%s/proc: %s", f->root, strerror(errno));
+			return -1;
+		}
+		f->count_source = "sysroot";
+	} else if (count_live(f, src->bpf_source ? src->bpf_source : "auto", why, whylen) < 0)
+		return -1;
+	read_machine(f, NULL);
+	return 0;
+}
+
+int npg_explain_gather_cgroup(struct npg_explain_facts *f, const struct npg_explain_source *src,
+			      const char *cgroup, char *why, size_t whylen)
+{
+	init_facts(f, src);
+	read_machine(f, cgroup);
+	if (f->ncgroups == 0) {
+		snprintf(why, whylen, "%s: not a cgroup of a pids hierarchy", cgroup);
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
