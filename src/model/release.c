@@ -8,11 +8,12 @@
  * equals the current one and a given euid also equals the fsuid, so a
  * setresuid(-1, -1, -1) or setresuid(-1, euid, -1) no longer resets a
  * diverged fsuid/fsgid to the effective id. It reached mainline in 6.3
- * (through mm-hotfixes) and stable on 2023-04-24: the 5.10 review series
- * carries it as "[PATCH 5.10 33/68]" (5.10.179). The 5.15.109, 6.1.26 and
- * 6.2.13 releases of the same stable batch are inferred to carry it too
- * (not verified here); for older stable branches (5.4.y and before) the
- * model assumes it absent. Measured under QEMU: Debian's 5.10.223 has it.
+ * (through mm-hotfixes) and stable on 2023-04-24: the review series
+ * "5.10.179-rc1" ("[PATCH 5.10 33/68]"), "5.15.109-rc1" and "6.1.26-rc1"
+ * list it in their shortlogs. 6.2.13, of the same batch, is inferred to
+ * carry it (not verified here); for older stable branches (5.4.y and
+ * before) the model assumes it absent. Measured under QEMU: Debian's
+ * 5.10.223 has it, 5.15.24 has not.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,10 +29,10 @@ struct backport {
 
 /* Mainline from 6.3 on, and these stable branches from the point release given */
 static const struct backport noop_fastpath[] = {
-	{ 5, 10, 179, "stable review 2023-04-24, [PATCH 5.10 33/68]" },
-	{ 5, 15, 109, "inferred: the same stable batch" },
-	{ 6, 1, 26, "inferred: the same stable batch" },
-	{ 6, 2, 13, "inferred: the same stable batch" },
+	{ 5, 10, 179, "stable 5.10.179, review of 2023-04-24" },
+	{ 5, 15, 109, "stable 5.15.109, review of 2023-04-24" },
+	{ 6, 1, 26, "stable 6.1.26, review of 2023-04-24" },
+	{ 6, 2, 13, "inferred: stable 6.2.13, the same batch" },
 };
 
 static bool has_noop_fastpath(const struct npg_release *r, const char **note)
