@@ -1,0 +1,439 @@
+/*
+ * nprocguard explore: every interleaving of a concurrent scenario on the
+ * model of one policy or of all, the shortest counterexample of each
+ * property, and with --policy all the verdict table.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "explore/program.h"
+#include "explore/search.h"
+#include "explore/trace.h"
+#include "model/policy.h"
+
+#define EXIT_BOUNDED 3		/* a bound stopped a search before a verdict */
+#define MAX_FILES 1024
+
+struct opts {
+	struct npg_explore_opts x;
+	uint32_t policies;
+	bool quiet, stats;
+	const char *out_dir, *dot_file;
+	int nfiles;
+	char *files[MAX_FILES];
+	int skipped;		/* sequential files of a directory */
+};
+
+static void usage(void)
+{
+	printf("Usage:\n nprocguard explore [options] FILE|DIR...\n\n"
+	       "Explore every interleaving of the concurrent scenarios (\"TASK runs:\" programs)\n"
+	       "on the model and check properties; print the shortest counterexample of each\n"
+	       "violated one. A directory is searched for concurrent .npg files; a sequential\n"
+	       "file named on its own is its one interleaving.\n\n"
+	       "Options:\n"
+	       " -p, --policy NAME|all     a policy, or all for the verdict table (default all)\n"
+	       " -P, --property P[,P...]   no-root-after-failed-drop, limit-holds[+K],\n"
+	       "                           no-collateral-execve-failure, no-stale-failure,\n"
+	       "                           setuid-never-fails (default: the five); the file's\n"
+	       "                           always/never lines are always checked\n"
+	       "     --max-states N        stop after N stored states (default 50000000)\n"
+	       "     --max-depth N         do not expand states N steps deep\n"
+	       "     --max-memory MIB      stop when the tables reach MIB MiB (default 8192)\n"
+	       "     --no-symmetry         store permutations of interchangeable tasks apart\n"
+	       " -o, --out DIR             write each counterexample as DIR/NAME.POLICY.PROPERTY.npg and .dot\n"
+	       "     --dot FILE            the first counterexample as a Graphviz chart\n"
+	       " -s, --stats               statistics of each search (default with one policy)\n"
+	       " -q, --quiet               no traces, no progress line\n"
+	       " -h, --help                display this help\n\n"
+	       "Exit status: 0 every property holds, 1 one is violated, 2 usage or input error,\n"
+	       "3 a bound stopped a search before its verdict.\n");
+}
+
+static int add_file(struct opts *o, const char *path)
+{
+	if (o->nfiles == MAX_FILES) {
+		fprintf(stderr, "nprocguard explore: more than %d files\n", MAX_FILES);
+		return -1;
+	}
+	o->files[o->nfiles] = strdup(path);
+	if (!o->files[o->nfiles]) {
+		fputs("nprocguard explore: out of memory\n", stderr);
+		return -1;
+	}
+	o->nfiles++;
+	return 0;
+}
+
+/* The concurrent .npg files under @dir, sorted, subdirectories included */
+static int scan_dir(struct opts *o, const char *dir, int depth)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort), rc = 0;
+
+	if (n < 0) {
+		fprintf(stderr, "nprocguard explore: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		size_t len = strlen(name);
+		char path[4096];
+		struct stat st;
+
+		if (name[0] == '.' || rc < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+		if (stat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 8)
+			rc = scan_dir(o, path, depth + 1);
+		else if (S_ISREG(st.st_mode) && len > 4 && strcmp(name + len - 4, ".npg") == 0) {
+			if (npg_cprog_is_concurrent_file(path))
+				rc = add_file(o, path);
+			else
+				o->skipped++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	return rc;
+}
+
+static int parse_u64(const char *opt, const char *arg, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end || end == arg || arg[0] == '-') {
+		fprintf(stderr, "nprocguard explore: %s: not a number: '%s'\n", opt, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_properties(struct opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	if (!copy)
+		return -1;
+	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (o->x.nprops == NPG_MAX_PROPS) {
+			fprintf(stderr, "nprocguard explore: more than %d properties\n", NPG_MAX_PROPS);
+			free(copy);
+			return -1;
+		}
+		if (npg_prop_parse(p, &o->x.props[o->x.nprops]) < 0) {
+			fprintf(stderr, "nprocguard explore: unknown property '%.64s' (no-root-after-failed-drop, "
+				"limit-holds[+K], no-collateral-execve-failure, no-stale-failure, "
+				"setuid-never-fails)\n", p);
+			free(copy);
+			return -1;
+		}
+		o->x.nprops++;
+	}
+	free(copy);
+	return 0;
+}
+
+static int parse_args(struct opts *o, int argc, char **argv)
+{
+	enum { O_MAX_STATES = 256, O_MAX_DEPTH, O_MAX_MEMORY, O_NO_SYMMETRY, O_DOT };
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "property", required_argument, NULL, 'P' },
+		{ "max-states", required_argument, NULL, O_MAX_STATES },
+		{ "max-depth", required_argument, NULL, O_MAX_DEPTH },
+		{ "max-memory", required_argument, NULL, O_MAX_MEMORY },
+		{ "no-symmetry", no_argument, NULL, O_NO_SYMMETRY },
+		{ "out", required_argument, NULL, 'o' },
+		{ "dot", required_argument, NULL, O_DOT },
+		{ "stats", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	long mask;
+	int c;
+
+	o->policies = (1u << NPG_NPOLICIES) - 1;
+	o->x.max_states = 50000000;
+	o->x.max_depth = -1;
+	o->x.max_memory = (uint64_t)8192 << 20;
+	o->x.symmetry = true;
+	while ((c = getopt_long(argc, argv, "p:P:o:sqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			mask = npg_parse_policy_list(optarg);
+			if (mask < 0)
+				npg_usage_error("explore");
+			o->policies = (uint32_t)mask;
+			break;
+		case 'P':
+			if (parse_properties(o, optarg) < 0)
+				npg_usage_error("explore");
+			break;
+		case O_MAX_STATES:
+			if (parse_u64("--max-states", optarg, &o->x.max_states) < 0 || !o->x.max_states)
+				npg_usage_error("explore");
+			break;
+		case O_MAX_DEPTH:
+			if (parse_u64("--max-depth", optarg, &v) < 0 || v > 1000000)
+				npg_usage_error("explore");
+			o->x.max_depth = (int)v;
+			break;
+		case O_MAX_MEMORY:
+			if (parse_u64("--max-memory", optarg, &v) < 0 || v == 0 || v > (1u << 24))
+				npg_usage_error("explore");
+			o->x.max_memory = v << 20;
+			break;
+		case O_NO_SYMMETRY: o->x.symmetry = false; break;
+		case 'o': o->out_dir = optarg; break;
+		case O_DOT: o->dot_file = optarg; break;
+		case 's': o->stats = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(); exit(NPG_EXIT_OK);
+		default: npg_usage_error("explore");
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "nprocguard explore: no scenario file\n");
+		npg_usage_error("explore");
+	}
+	if (o->x.nprops == 0)
+		for (int i = 0; i < NPG_NBUILTIN; i++)
+			npg_prop_parse(npg_builtin_names[i], &o->x.props[o->x.nprops++]);
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+
+		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (scan_dir(o, argv[i], 0) < 0)
+				return -1;
+		} else if (add_file(o, argv[i]) < 0) {
+			return -1;
+		}
+	}
+	if (o->nfiles == 0) {
+		fprintf(stderr, "nprocguard explore: no concurrent scenario in %s (%d sequential "
+			"files: name one to explore its one interleaving)\n", argv[optind], o->skipped);
+		return -1;
+	}
+	o->x.progress = !o->quiet;
+	return 0;
+}
+
+static int single_policy(const struct opts *o)
+{
+	int npol = 0;
+
+	for (int i = 0; i < NPG_NPOLICIES; i++)
+		npol += (o->policies >> i) & 1;
+	return npol == 1;
+}
+
+static long rss_mib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;
+}
+
+static void print_stats(const char *file, const char *policy, const struct npg_explore_stats *s)
+{
+	printf("%s: %s: %llu states stored, %llu matched, %llu transitions, depth %d, "
+	       "tables %.1f MiB, peak RSS %ld MiB, %.3f s, %.0f states/s%s%s\n",
+	       file, policy, (unsigned long long)s->stored, (unsigned long long)s->matched,
+	       (unsigned long long)s->transitions, s->depth, (double)s->table_bytes / 1048576.0,
+	       rss_mib(), s->seconds, s->seconds > 0 ? (double)s->stored / s->seconds : 0.0,
+	       s->bounded ? "; INCOMPLETE: " : "", s->bounded ? s->bound : "");
+}
+
+static void safe_name(char *buf, size_t len, const char *s)
+{
+	size_t i = 0;
+
+	for (; *s && i + 1 < len; s++)
+		buf[i++] = (*s == '/' || *s == ' ' || *s == '\'' || *s == '"') ? '_' : *s;
+	buf[i] = '\0';
+}
+
+static int write_outputs(const struct opts *o, const struct npg_cprog *cp, const char *policy,
+			 const struct npg_check_result *cr, bool *dot_done)
+{
+	char path[4096], base[256], prop[64];
+	const char *slash = strrchr(cp->sc->file, '/');
+	FILE *f;
+
+	if (o->dot_file && !*dot_done) {
+		*dot_done = true;
+		f = fopen(o->dot_file, "w");
+		if (!f || npg_trace_write_dot(f, cp, policy, cr) < 0 || fclose(f) != 0) {
+			fprintf(stderr, "nprocguard explore: %s: %s\n", o->dot_file, strerror(errno));
+			return -1;
+		}
+	}
+	if (!o->out_dir)
+		return 0;
+	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : cp->sc->file);
+	if (strlen(base) > 4 && strcmp(base + strlen(base) - 4, ".npg") == 0)
+		base[strlen(base) - 4] = '\0';
+	safe_name(prop, sizeof(prop), cr->name);
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/%s.%s.%s.%s", o->out_dir, base, policy, prop,
+			 k ? "dot" : "npg");
+		f = fopen(path, "w");
+		if (!f || (k ? npg_trace_write_dot(f, cp, policy, cr)
+			     : npg_trace_write_scenario(f, cp, policy, cr)) < 0 || fclose(f) != 0) {
+			fprintf(stderr, "nprocguard explore: %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A cell of the verdict table: over every file, the worst verdict */
+struct cell {
+	enum npg_verdict v;
+	int steps;
+	const char *file;
+};
+
+static void merge(struct cell *c, const struct npg_check_result *cr, const char *file)
+{
+	if (cr->verdict == NPG_VIOLATED &&
+	    (c->v != NPG_VIOLATED || cr->steps < c->steps)) {
+		c->v = NPG_VIOLATED;
+		c->steps = cr->steps;
+		c->file = file;
+	} else if (cr->verdict == NPG_UNKNOWN && c->v == NPG_HOLDS) {
+		c->v = NPG_UNKNOWN;
+		c->file = file;
+	}
+}
+
+static void cell_text(const struct cell *c, char *buf, size_t len)
+{
+	if (c->v == NPG_VIOLATED)
+		snprintf(buf, len, "violated (%d steps)", c->steps);
+	else
+		snprintf(buf, len, "%s", c->v == NPG_HOLDS ? "holds" : "unknown (bound)");
+}
+
+static void print_table(const struct opts *o, struct cell (*cells)[NPG_MAX_PROPS + 1], bool user)
+{
+	int ncol = o->x.nprops + (user ? 1 : 0), w = 20;
+
+	printf("%-16s", "POLICY");
+	for (int c = 0; c < ncol; c++) {
+		const char *name = c < o->x.nprops ? o->x.props[c].name : "always/never";
+
+		printf(" %-*s", (int)strlen(name) > w ? (int)strlen(name) : w, name);
+	}
+	printf("\n");
+	for (int p = 0; p < NPG_NPOLICIES; p++) {
+		if (!((o->policies >> p) & 1))
+			continue;
+		printf("%-16s", npg_policies[p]->name);
+		for (int c = 0; c < ncol; c++) {
+			const char *name = c < o->x.nprops ? o->x.props[c].name : "always/never";
+			char text[48];
+
+			cell_text(&cells[p][c], text, sizeof(text));
+			printf(" %-*s", (int)strlen(name) > w ? (int)strlen(name) : w, text);
+		}
+		printf("\n");
+	}
+	printf("\nShortest counterexamples:\n");
+	for (int p = 0; p < NPG_NPOLICIES; p++)
+		for (int c = 0; c < ncol && ((o->policies >> p) & 1); c++)
+			if (cells[p][c].v != NPG_HOLDS)
+				printf("  %-16s %-30s %s%s\n", npg_policies[p]->name,
+				       c < o->x.nprops ? o->x.props[c].name : "always/never",
+				       cells[p][c].file, cells[p][c].v == NPG_UNKNOWN ? " (bound reached)" : "");
+}
+
+int npg_cmd_explore(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct cell cells[NPG_NPOLICIES][NPG_MAX_PROPS + 1];
+	bool table, any_user = false, violated = false, unknown = false, dot_done = false;
+	int rc = NPG_EXIT_OK;
+
+	memset(cells, 0, sizeof(cells));
+	if (parse_args(&o, argc, argv) < 0) {
+		rc = NPG_EXIT_USAGE;
+		goto out;
+	}
+	table = !single_policy(&o);
+	for (int f = 0; f < o.nfiles && rc != NPG_EXIT_USAGE; f++) {
+		struct npg_cprog *cp = npg_cprog_load(o.files[f], stderr);
+
+		if (!cp) {
+			rc = NPG_EXIT_USAGE;
+			break;
+		}
+		any_user |= cp->nalways > 0;
+		for (int p = 0; p < NPG_NPOLICIES; p++) {
+			struct npg_explore_result res;
+			char err[256], label[512];
+
+			if (!((o.policies >> p) & 1))
+				continue;
+			snprintf(label, sizeof(label), "%s %s", o.files[f], npg_policies[p]->name);
+			o.x.label = label;
+			if (npg_explore(cp, npg_policies[p], &o.x, &res, err, sizeof(err)) < 0) {
+				fprintf(stderr, "nprocguard explore: %s: %s: %s\n", o.files[f],
+					npg_policies[p]->name, err);
+				npg_explore_result_free(&res);
+				rc = NPG_EXIT_USAGE;
+				break;
+			}
+			if (res.stats.bounded)
+				fprintf(stderr, "nprocguard explore: %s: %s: search incomplete: %s\n",
+					o.files[f], npg_policies[p]->name, res.stats.bound);
+			for (int c = 0; c < res.nchecks; c++) {
+				const struct npg_check_result *cr = &res.checks[c];
+
+				violated |= cr->verdict == NPG_VIOLATED;
+				unknown |= cr->verdict == NPG_UNKNOWN;
+				merge(&cells[p][c < o.x.nprops ? c : o.x.nprops], cr, o.files[f]);
+				if (!table && !o.quiet) {
+					if (cr->verdict == NPG_VIOLATED)
+						npg_trace_print(stdout, cp, npg_policies[p]->name, cr);
+					else
+						printf("%s: %s: %s %s\n", o.files[f], npg_policies[p]->name,
+						       cr->name, cr->verdict == NPG_HOLDS ? "holds" :
+						       "unknown: the search stopped before a verdict");
+				}
+				if (cr->verdict == NPG_VIOLATED &&
+				    write_outputs(&o, cp, npg_policies[p]->name, cr, &dot_done) < 0)
+					rc = NPG_EXIT_USAGE;
+			}
+			if (o.stats || (!table && !o.quiet))
+				print_stats(o.files[f], npg_policies[p]->name, &res.stats);
+			npg_explore_result_free(&res);
+		}
+		npg_cprog_free(cp);
+	}
+	if (rc == NPG_EXIT_OK && table)
+		print_table(&o, cells, any_user);
+	if (rc == NPG_EXIT_OK)
+		rc = unknown ? EXIT_BOUNDED : violated ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+out:
+	for (int f = 0; f < o.nfiles; f++)
+		free(o.files[f]);
+	return rc;
+}

@@ -1,0 +1,741 @@
+/*
+ * The explorer's search (search.h). Every transition is one call of the
+ * model (npg_model_step(), the same dispatch `run` uses) on a world decoded
+ * from a compact state; nothing here decides what the kernel does.
+ *
+ * Symmetry reduction is exact for shortest paths: a permutation of
+ * interchangeable tasks (program.h) maps every path to a path of the same
+ * length that satisfies the same properties (each property reads a task
+ * through its own record, never through its position, and always/never
+ * over a repeated task is checked for each of them), so one representative
+ * per orbit is enough and breadth-first order still finds shortest
+ * counterexamples. Within a class the tasks not yet forked are kept last,
+ * so the creator's next fork finds its child's slot still empty.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/model_step.h"
+#include "explore/search.h"
+
+#define SELF_LEADER (-2)	/* a task's leader is itself: kept position-free */
+#define NO_PARENT UINT32_MAX
+
+struct local {
+	struct npg_task task;
+	uint32_t pc;
+	uint32_t failed;
+	uint32_t mon;
+};
+
+struct violation {
+	bool found;
+	bool initial;		/* the initial state breaks it */
+	uint32_t pre;		/* the state before the last step */
+	int via;		/* the slot that acted in it (-1: the sequential program) */
+	int steps;
+};
+
+struct xp {
+	const struct npg_cprog *cp;
+	const struct npg_explore_opts *o;
+	int ntasks, nuids, nw;
+	/* interned task locals */
+	struct local *locals;
+	uint32_t nlocals, lcap, *ltab, lmask;
+	/* stored states, in breadth-first order: the queue itself */
+	uint32_t *arena, *parent;
+	int16_t *via;
+	uint64_t nstates, scap;
+	uint32_t *stab;
+	uint64_t smask;
+	/* scratch */
+	struct npg_world base, work;
+	struct npg_task *init_tasks;	/* the initial world, as the model backend starts it */
+	struct npg_count *init_counts;
+	uint32_t *vbase, *vnew;
+	int *perm;
+	/* symmetry classes: members by slot, ascending */
+	int nclasses, *nmembers, **members;
+	/* checks: the selected built-ins, then the file's always/never */
+	int nchecks;
+	struct violation viol[NPG_EXPLORE_MAX_CHECKS];
+	/* the last step */
+	struct npg_step_ctx ctx;
+	const struct npg_stmt *last_st;
+	int child;
+	char *err;
+	size_t errlen;
+	bool failed;
+	struct npg_explore_stats *stats;
+};
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t hash_words(const uint32_t *w, int n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+
+	for (int i = 0; i < n; i++)
+		h = mix(h ^ w[i]) + (uint64_t)i;
+	return h;
+}
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return mix(h);
+}
+
+static uint64_t table_bytes(const struct xp *x)
+{
+	return x->scap * ((uint64_t)x->nw * 4 + 4 + 2) + (x->smask + 1) * 4 +
+	       (uint64_t)x->lcap * sizeof(struct local) + ((uint64_t)x->lmask + 1) * 4;
+}
+
+static bool oom(struct xp *x)
+{
+	snprintf(x->err, x->errlen, "out of memory");
+	x->failed = true;
+	return false;
+}
+
+/* The local's id, interning it if new; UINT32_MAX when out of memory */
+static uint32_t intern(struct xp *x, const struct local *l)
+{
+	uint64_t h = hash_bytes(l, sizeof(*l));
+	uint32_t i = (uint32_t)h & x->lmask;
+
+	while (x->ltab[i]) {
+		if (memcmp(&x->locals[x->ltab[i] - 1], l, sizeof(*l)) == 0)
+			return x->ltab[i] - 1;
+		i = (i + 1) & x->lmask;
+	}
+	if (x->nlocals == x->lcap) {
+		struct local *grown = realloc(x->locals, sizeof(*grown) * x->lcap * 2);
+
+		if (!grown)
+			return oom(x), UINT32_MAX;
+		x->locals = grown;
+		x->lcap *= 2;
+	}
+	x->locals[x->nlocals] = *l;
+	x->ltab[i] = ++x->nlocals;
+	if ((uint64_t)x->nlocals * 2 > x->lmask) {
+		uint32_t nmask = x->lmask * 2 + 1, *nt = calloc((size_t)nmask + 1, sizeof(*nt));
+
+		if (!nt)
+			return oom(x), UINT32_MAX;
+		for (uint32_t k = 0; k < x->nlocals; k++) {
+			uint32_t j = (uint32_t)hash_bytes(&x->locals[k], sizeof(struct local)) & nmask;
+
+			while (nt[j])
+				j = (j + 1) & nmask;
+			nt[j] = k + 1;
+		}
+		free(x->ltab);
+		x->ltab = nt;
+		x->lmask = nmask;
+	}
+	return x->nlocals - 1;
+}
+
+static const struct npg_prog *prog_of(const struct xp *x, int slot)
+{
+	return slot < 0 ? &x->cp->seq : &x->cp->progs[slot];
+}
+
+static bool guard_false(const struct npg_instr *in, bool failed)
+{
+	return (in->guard == NPG_GUARD_FAILED && !failed) ||
+	       (in->guard == NPG_GUARD_SUCCEEDED && failed);
+}
+
+/* Task @i of @w, with its program counter and bits, as an interned local */
+static uint32_t encode_task(struct xp *x, const struct npg_world *w, int i, uint32_t pc,
+			    bool failed, unsigned mon)
+{
+	struct local l;
+
+	memset(&l, 0, sizeof(l));
+	if (w->tasks[i].state == NPG_TASK_ABSENT) {
+		/* a task never created: nothing of it is read (npg_sys_fork() copies
+		 * the parent over it), so all absent tasks look the same */
+		l.task.state = NPG_TASK_ABSENT;
+		l.task.parent = NPG_HARNESS;
+		l.task.leader = SELF_LEADER;
+		return intern(x, &l);
+	}
+	l.task = w->tasks[i];
+	if (l.task.leader == i)
+		l.task.leader = SELF_LEADER;
+	if (l.task.state == NPG_TASK_RUNNING && x->cp->concurrent) {
+		const struct npg_prog *pg = prog_of(x, i);
+
+		while (pc < (uint32_t)pg->ninstr && guard_false(&pg->instr[pc], failed))
+			pc++;
+		l.pc = pc;
+		l.failed = failed;
+		l.mon = mon;
+	} else if (l.task.state == NPG_TASK_RUNNING) {
+		l.mon = mon;	/* a sequential file's tasks have no counter of their own */
+	}
+	return intern(x, &l);
+}
+
+static void decode(const struct xp *x, const uint32_t *v, struct npg_world *w)
+{
+	for (int i = 0; i < x->ntasks; i++) {
+		w->tasks[i] = x->locals[v[1 + i]].task;
+		if (w->tasks[i].leader == SELF_LEADER)
+			w->tasks[i].leader = i;
+	}
+	for (int k = 0; k < x->nuids; k++)
+		w->counts[k].count = (int32_t)v[1 + x->ntasks + k];
+}
+
+/* Sort each class's slots by local id (not-yet-created last); perm[canonical] = concrete */
+static void canonicalize(const struct xp *x, uint32_t *v, int *perm)
+{
+	for (int i = 0; i < x->ntasks; i++)
+		perm[i] = i;
+	if (!x->o->symmetry)
+		return;
+	for (int c = 0; c < x->nclasses; c++) {
+		int n = x->nmembers[c], *m = x->members[c];
+		uint32_t key[NPG_MAX_REPEAT * 4], id[NPG_MAX_REPEAT * 4];
+		int from[NPG_MAX_REPEAT * 4];
+
+		for (int j = 0; j < n; j++) {
+			id[j] = v[1 + m[j]];
+			key[j] = x->locals[id[j]].task.state == NPG_TASK_ABSENT ? UINT32_MAX : id[j];
+			from[j] = m[j];
+		}
+		for (int j = 1; j < n; j++) {
+			uint32_t k = key[j], d = id[j];
+			int f = from[j], q = j - 1;
+
+			for (; q >= 0 && key[q] > k; q--) {
+				key[q + 1] = key[q];
+				id[q + 1] = id[q];
+				from[q + 1] = from[q];
+			}
+			key[q + 1] = k;
+			id[q + 1] = d;
+			from[q + 1] = f;
+		}
+		for (int j = 0; j < n; j++) {
+			v[1 + m[j]] = id[j];
+			perm[m[j]] = from[j];
+		}
+	}
+}
+
+static bool enabled(const struct xp *x, const uint32_t *v, int slot)
+{
+	const struct local *l;
+
+	if (slot < 0)
+		return v[0] < (uint32_t)x->cp->seq.ninstr;
+	l = &x->locals[v[1 + slot]];
+	return l->task.state == NPG_TASK_RUNNING && l->pc < (uint32_t)x->cp->progs[slot].ninstr;
+}
+
+/*
+ * Slot @slot (or the sequential program, -1) takes its next step from
+ * vbase/base: the successor goes to vnew (not canonical), the world after
+ * it to work, the step to ctx. false if out of memory or a uid escaped.
+ */
+static bool step(struct xp *x, int slot)
+{
+	const struct local *al;
+	const struct npg_instr *in;
+	unsigned amon, cmon;
+	uint32_t pc;
+	bool failed;
+	int actor;
+
+	memcpy(x->work.tasks, x->base.tasks, sizeof(*x->work.tasks) * (size_t)x->ntasks);
+	memcpy(x->work.counts, x->base.counts, sizeof(*x->work.counts) * (size_t)x->nuids);
+	if (slot < 0) {
+		pc = x->vbase[0];
+		in = &x->cp->seq.instr[pc];
+	} else {
+		pc = x->locals[x->vbase[1 + slot]].pc;
+		in = &x->cp->progs[slot].instr[pc];
+	}
+	actor = in->st.task;
+	al = &x->locals[x->vbase[1 + actor]];
+	x->ctx = (struct npg_step_ctx){ .cp = x->cp, .pre = &x->base, .post = &x->work,
+					.actor = actor, .op = &in->st.op, .mon = al->mon };
+	x->last_st = &in->st;
+	x->ctx.result = npg_model_step(&x->work, &in->st);
+	if (x->work.ncounts != x->nuids) {
+		snprintf(x->err, x->errlen, "internal error: a count for a uid the state does not hold");
+		x->failed = true;
+		return false;
+	}
+	failed = x->ctx.result.kind == NPG_R_ERRNO || x->ctx.result.kind == NPG_R_KILLED;
+	npg_monitor_step(&x->ctx, &amon, &cmon);
+	x->child = -1;
+	if ((in->st.op.code == NPG_OP_FORK || in->st.op.code == NPG_OP_THREAD) &&
+	    x->ctx.result.kind == NPG_R_OK)
+		x->child = in->st.op.target;
+	x->vnew[0] = slot < 0 ? pc + 1 : x->vbase[0];	/* a sequential file has no guards */
+	for (int i = 0; i < x->ntasks; i++) {
+		const struct local *l = &x->locals[x->vbase[1 + i]];
+		uint32_t id;
+
+		if (i == actor)
+			id = encode_task(x, &x->work, i, slot < 0 ? 0 : pc + 1, slot < 0 ? false : failed, amon);
+		else if (i == x->child)
+			id = encode_task(x, &x->work, i, 0, false, cmon);
+		else if (memcmp(&x->work.tasks[i], &x->base.tasks[i], sizeof(struct npg_task)) != 0)
+			id = encode_task(x, &x->work, i, l->pc, l->failed, l->mon);
+		else
+			id = x->vbase[1 + i];
+		if (id == UINT32_MAX)
+			return false;
+		x->vnew[1 + i] = id;
+	}
+	for (int k = 0; k < x->nuids; k++)
+		x->vnew[1 + x->ntasks + k] = (uint32_t)x->work.counts[k].count;
+	return true;
+}
+
+/* Index of state @v, inserting it if new (*fresh); UINT64_MAX when out of memory */
+static uint64_t lookup_insert(struct xp *x, const uint32_t *v, uint32_t parent, int via, bool *fresh)
+{
+	uint64_t h = hash_words(v, x->nw), i = h & x->smask;
+
+	*fresh = false;
+	while (x->stab[i]) {
+		if (memcmp(&x->arena[(uint64_t)(x->stab[i] - 1) * x->nw], v, (size_t)x->nw * 4) == 0)
+			return x->stab[i] - 1;
+		i = (i + 1) & x->smask;
+	}
+	if (x->nstates == x->scap) {
+		uint64_t ncap = x->scap * 2;
+		uint32_t *a = realloc(x->arena, ncap * (size_t)x->nw * 4);
+		uint32_t *p;
+		int16_t *vi;
+
+		if (!a)
+			return oom(x), UINT64_MAX;
+		x->arena = a;
+		p = realloc(x->parent, ncap * sizeof(*p));
+		if (!p)
+			return oom(x), UINT64_MAX;
+		x->parent = p;
+		vi = realloc(x->via, ncap * sizeof(*vi));
+		if (!vi)
+			return oom(x), UINT64_MAX;
+		x->via = vi;
+		x->scap = ncap;
+	}
+	memcpy(&x->arena[x->nstates * (uint64_t)x->nw], v, (size_t)x->nw * 4);
+	x->parent[x->nstates] = parent;
+	x->via[x->nstates] = (int16_t)via;
+	x->stab[i] = (uint32_t)++x->nstates;
+	*fresh = true;
+	if (x->nstates * 2 > x->smask) {
+		uint64_t nmask = x->smask * 2 + 1;
+		uint32_t *nt = calloc(nmask + 1, sizeof(*nt));
+
+		if (!nt)
+			return oom(x), UINT64_MAX;
+		for (uint64_t k = 0; k < x->nstates; k++) {
+			uint64_t j = hash_words(&x->arena[k * x->nw], x->nw) & nmask;
+
+			while (nt[j])
+				j = (j + 1) & nmask;
+			nt[j] = (uint32_t)(k + 1);
+		}
+		free(x->stab);
+		x->stab = nt;
+		x->smask = nmask;
+	}
+	return x->nstates - 1;
+}
+
+static const struct npg_prop *builtin(const struct xp *x, int c)
+{
+	return c < x->o->nprops ? &x->o->props[c] : NULL;
+}
+
+static const struct npg_user_prop *user(const struct xp *x, int c)
+{
+	return c >= x->o->nprops ? &x->cp->always[c - x->o->nprops] : NULL;
+}
+
+/* Does the state in @w break check @c? */
+static bool state_broken(const struct xp *x, int c, const struct npg_world *w, char *msg,
+			 size_t len)
+{
+	if (builtin(x, c))
+		return npg_prop_state(builtin(x, c), x->cp, w, msg, len);
+	return npg_user_prop_broken(x->cp, user(x, c), w, msg, len);
+}
+
+static bool all_found(const struct xp *x)
+{
+	for (int c = 0; c < x->nchecks; c++)
+		if (!x->viol[c].found)
+			return false;
+	return true;
+}
+
+static void record(struct xp *x, int c, uint32_t pre, int via, int steps)
+{
+	x->viol[c] = (struct violation){ .found = true, .pre = pre, .via = via, .steps = steps };
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool setup(struct xp *x, const struct npg_policy *policy)
+{
+	const struct npg_scenario *sc = x->cp->sc;
+	struct npg_backend b;
+	const struct npg_world *w0;
+
+	x->ntasks = sc->ntasks;
+	x->nuids = x->cp->nuids;
+	x->nw = 1 + x->ntasks + x->nuids;
+	x->lcap = 256;
+	x->lmask = 1023;
+	x->scap = 4096;
+	x->smask = 16383;
+	x->locals = malloc(sizeof(*x->locals) * x->lcap);
+	x->ltab = calloc((size_t)x->lmask + 1, sizeof(*x->ltab));
+	x->arena = malloc(x->scap * (size_t)x->nw * 4);
+	x->parent = malloc(x->scap * sizeof(*x->parent));
+	x->via = malloc(x->scap * sizeof(*x->via));
+	x->stab = calloc(x->smask + 1, sizeof(*x->stab));
+	x->vbase = calloc((size_t)x->nw, 4);
+	x->vnew = calloc((size_t)x->nw, 4);
+	x->perm = calloc((size_t)x->ntasks + 1, sizeof(int));
+	if (!x->locals || !x->ltab || !x->arena || !x->parent || !x->via || !x->stab ||
+	    !x->vbase || !x->vnew || !x->perm)
+		return oom(x);
+	for (int i = 0; i < 2; i++) {
+		struct npg_world *w = i ? &x->work : &x->base;
+
+		if (npg_world_init(w, policy, x->ntasks) < 0)
+			return oom(x);
+		w->counts = calloc((size_t)x->nuids, sizeof(*w->counts));
+		if (!w->counts)
+			return oom(x);
+		w->ncounts = x->nuids;
+		for (int k = 0; k < x->nuids; k++)
+			w->counts[k].uid = x->cp->uids[k];
+	}
+	/* the initial world is the model backend's, as `run` starts it */
+	npg_model_backend_init(&b, policy, NPG_CAP_ALL);
+	if (b.ops->start(&b, sc) < 0) {
+		snprintf(x->err, x->errlen, "%s", b.error);
+		b.ops->stop(&b);
+		x->failed = true;
+		return false;
+	}
+	w0 = npg_model_world(&b);
+	memcpy(x->base.tasks, w0->tasks, sizeof(*w0->tasks) * (size_t)x->ntasks);
+	x->base.setresuid_noop_fastpath = x->work.setresuid_noop_fastpath = w0->setresuid_noop_fastpath;
+	for (int k = 0; k < x->nuids; k++)
+		x->base.counts[k].count = npg_count_of(w0, x->cp->uids[k]);
+	b.ops->stop(&b);
+	x->init_tasks = malloc(sizeof(*x->init_tasks) * (size_t)(x->ntasks + 1));
+	x->init_counts = malloc(sizeof(*x->init_counts) * (size_t)(x->nuids + 1));
+	if (!x->init_tasks || !x->init_counts)
+		return oom(x);
+	memcpy(x->init_tasks, x->base.tasks, sizeof(*x->init_tasks) * (size_t)x->ntasks);
+	memcpy(x->init_counts, x->base.counts, sizeof(*x->init_counts) * (size_t)x->nuids);
+	/* classes */
+	x->nmembers = calloc((size_t)x->ntasks + 1, sizeof(int));
+	x->members = calloc((size_t)x->ntasks + 1, sizeof(int *));
+	if (!x->nmembers || !x->members)
+		return oom(x);
+	for (int t = 0; t < x->ntasks; t++) {
+		int c = x->cp->klass[t];
+
+		if (c < 0)
+			continue;
+		if (c >= x->nclasses)
+			x->nclasses = c + 1;
+		if (!x->members[c] && !(x->members[c] = calloc((size_t)x->ntasks, sizeof(int))))
+			return oom(x);
+		if (x->nmembers[c] < NPG_MAX_REPEAT * 4)
+			x->members[c][x->nmembers[c]++] = t;
+	}
+	return true;
+}
+
+/* The initial state, as a vector in vnew (not canonical) and a world in work */
+static bool initial(struct xp *x)
+{
+	memcpy(x->base.tasks, x->init_tasks, sizeof(*x->init_tasks) * (size_t)x->ntasks);
+	memcpy(x->base.counts, x->init_counts, sizeof(*x->init_counts) * (size_t)x->nuids);
+	x->vnew[0] = 0;
+	for (int i = 0; i < x->ntasks; i++) {
+		uint32_t id = encode_task(x, &x->base, i, 0, false, 0);
+
+		if (id == UINT32_MAX)
+			return false;
+		x->vnew[1 + i] = id;
+	}
+	for (int k = 0; k < x->nuids; k++)
+		x->vnew[1 + x->ntasks + k] = (uint32_t)x->base.counts[k].count;
+	decode(x, x->vnew, &x->work);
+	return true;
+}
+
+static void progress(struct xp *x, double t0, double *last, int depth, bool final)
+{
+	double t = now();
+
+	if (!x->o->progress || (!final && t - *last < 1.0) || t - t0 < 1.0)
+		return;
+	*last = t;
+	fprintf(stderr, "\rexplore: %s: %llu states, depth %d, %.0f states/s%s",
+		x->o->label ? x->o->label : "", (unsigned long long)x->nstates, depth,
+		(double)x->nstates / (t - t0), final ? "\n" : "   ");
+}
+
+static bool search(struct xp *x)
+{
+	struct npg_explore_stats *s = x->stats;
+	uint64_t level_end = 1;
+	double t0 = now(), last = t0;
+	char msg[320];
+	bool fresh;
+	int depth = 0;
+
+	if (!initial(x))
+		return false;
+	for (int c = 0; c < x->nchecks; c++)
+		if (state_broken(x, c, &x->work, msg, sizeof(msg))) {
+			record(x, c, NO_PARENT, -1, 0);
+			x->viol[c].initial = true;
+		}
+	memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
+	canonicalize(x, x->vnew, x->perm);
+	if (lookup_insert(x, x->vnew, NO_PARENT, -1, &fresh) == UINT64_MAX)
+		return false;
+	for (uint64_t i = 0; i < x->nstates && !all_found(x); i++) {
+		if (i == level_end) {
+			depth++;
+			level_end = x->nstates;
+		}
+		if ((i & 1023) == 0) {
+			progress(x, t0, &last, depth, false);
+			if (table_bytes(x) > s->table_bytes)
+				s->table_bytes = table_bytes(x);
+		}
+		if (x->o->max_states && x->nstates >= x->o->max_states) {
+			s->bounded = true;
+			snprintf(s->bound, sizeof(s->bound), "--max-states %llu reached at depth %d",
+				 (unsigned long long)x->o->max_states, depth);
+			break;
+		}
+		if (x->o->max_memory && table_bytes(x) > x->o->max_memory) {
+			s->bounded = true;
+			snprintf(s->bound, sizeof(s->bound), "--max-memory %llu MiB reached (%llu states, depth %d)",
+				 (unsigned long long)(x->o->max_memory >> 20),
+				 (unsigned long long)x->nstates, depth);
+			break;
+		}
+		memcpy(x->vbase, &x->arena[i * x->nw], (size_t)x->nw * 4);
+		decode(x, x->vbase, &x->base);
+		s->depth = depth;
+		for (int slot = x->cp->concurrent ? 0 : -1; slot < (x->cp->concurrent ? x->ntasks : 0); slot++) {
+			uint64_t idx;
+
+			if (!enabled(x, x->vbase, slot))
+				continue;
+			if (x->o->max_depth >= 0 && depth >= x->o->max_depth) {
+				s->bounded = true;
+				snprintf(s->bound, sizeof(s->bound), "--max-depth %d reached: "
+					 "states at that depth still have steps to take", x->o->max_depth);
+				break;
+			}
+			if (!step(x, slot))
+				return false;
+			s->transitions++;
+			for (int c = 0; c < x->nchecks; c++)
+				if (!x->viol[c].found && builtin(x, c) &&
+				    npg_prop_step(builtin(x, c), &x->ctx, msg, sizeof(msg)))
+					record(x, c, (uint32_t)i, slot, depth + 1);
+			canonicalize(x, x->vnew, x->perm);
+			idx = lookup_insert(x, x->vnew, (uint32_t)i, slot, &fresh);
+			if (idx == UINT64_MAX)
+				return false;
+			if (!fresh) {
+				s->matched++;
+				continue;
+			}
+			for (int c = 0; c < x->nchecks; c++)
+				if (!x->viol[c].found && state_broken(x, c, &x->work, msg, sizeof(msg)))
+					record(x, c, (uint32_t)i, slot, depth + 1);
+		}
+	}
+	s->stored = x->nstates;
+	s->seconds = now() - t0;
+	if (table_bytes(x) > s->table_bytes)
+		s->table_bytes = table_bytes(x);
+	progress(x, t0, &last, depth, true);
+	return true;
+}
+
+/* Replay violation @c on concrete task indices into @tr */
+static bool replay(struct xp *x, int c, struct npg_trace *tr)
+{
+	const struct violation *v = &x->viol[c];
+	int n = v->steps, k = n;
+	int *path = calloc((size_t)n + 1, sizeof(int));
+
+	if (!path)
+		return oom(x);
+	if (n > 0) {
+		path[--k] = v->via;
+		for (uint32_t s = v->pre; x->parent[s] != NO_PARENT; s = x->parent[s])
+			path[--k] = x->via[s];
+	}
+	tr->steps = calloc((size_t)n + 1, sizeof(*tr->steps));
+	if (!tr->steps) {
+		free(path);
+		return oom(x);
+	}
+	if (!initial(x)) {
+		free(path);
+		return false;
+	}
+	memcpy(x->base.tasks, x->work.tasks, sizeof(*x->base.tasks) * (size_t)x->ntasks);
+	if (n == 0)
+		state_broken(x, c, &x->base, tr->message, sizeof(tr->message));
+	for (int i = 0; i < n; i++) {
+		uint32_t canon[x->nw];
+		struct npg_trace_step *ts = &tr->steps[i];
+		int slot = path[i];
+
+		memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
+		decode(x, x->vbase, &x->base);
+		memcpy(canon, x->vbase, sizeof(canon));
+		canonicalize(x, canon, x->perm);
+		if (slot >= 0)
+			slot = x->perm[slot];
+		if (!step(x, slot)) {
+			free(path);
+			return false;
+		}
+		ts->task = x->ctx.actor;
+		ts->st = x->last_st;
+		ts->result = x->ctx.result;
+		ts->after = x->work.tasks[x->ctx.actor];
+		ts->counts = calloc((size_t)x->nuids, sizeof(long));
+		if (!ts->counts) {
+			free(path);
+			return oom(x);
+		}
+		for (int u = 0; u < x->nuids; u++)
+			ts->counts[u] = x->work.counts[u].count;
+		tr->n = i + 1;
+		if (i == n - 1) {
+			const struct npg_prop *p = builtin(x, c);
+
+			if (!(p && npg_prop_step(p, &x->ctx, tr->message, sizeof(tr->message))))
+				state_broken(x, c, &x->work, tr->message, sizeof(tr->message));
+		}
+	}
+	free(path);
+	return true;
+}
+
+static void teardown(struct xp *x)
+{
+	free(x->locals);
+	free(x->ltab);
+	free(x->arena);
+	free(x->parent);
+	free(x->via);
+	free(x->stab);
+	free(x->vbase);
+	free(x->vnew);
+	free(x->perm);
+	for (int c = 0; x->members && c < x->ntasks; c++)
+		free(x->members[c]);
+	free(x->members);
+	free(x->nmembers);
+	free(x->init_tasks);
+	free(x->init_counts);
+	free(x->base.tasks);
+	free(x->base.counts);
+	free(x->work.tasks);
+	free(x->work.counts);
+}
+
+int npg_explore(const struct npg_cprog *cp, const struct npg_policy *policy,
+		const struct npg_explore_opts *o, struct npg_explore_result *res,
+		char *err, size_t errlen)
+{
+	struct xp x = { .cp = cp, .o = o, .err = err, .errlen = errlen };
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	x.stats = &res->stats;
+	x.nchecks = o->nprops + cp->nalways;
+	res->nchecks = x.nchecks;
+	for (int c = 0; c < x.nchecks; c++)
+		snprintf(res->checks[c].name, sizeof(res->checks[c].name), "%s",
+			 c < o->nprops ? o->props[c].name : cp->always[c - o->nprops].text);
+	if (!setup(&x, policy) || !search(&x))
+		goto out;
+	for (int c = 0; c < x.nchecks; c++) {
+		struct npg_check_result *cr = &res->checks[c];
+
+		if (x.viol[c].found) {
+			cr->verdict = NPG_VIOLATED;
+			cr->steps = x.viol[c].steps;
+			if (!replay(&x, c, &cr->trace))
+				goto out;
+		} else {
+			cr->verdict = res->stats.bounded ? NPG_UNKNOWN : NPG_HOLDS;
+		}
+	}
+	rc = 0;
+out:
+	teardown(&x);
+	return rc;
+}
+
+void npg_explore_result_free(struct npg_explore_result *res)
+{
+	for (int c = 0; c < res->nchecks; c++) {
+		struct npg_trace *tr = &res->checks[c].trace;
+
+		for (int i = 0; i < tr->n; i++)
+			free(tr->steps[i].counts);
+		free(tr->steps);
+		tr->steps = NULL;
+		tr->n = 0;
+	}
+}
