@@ -103,6 +103,8 @@ struct npg_result npg_model_step(struct npg_world *w, const struct npg_stmt *st)
 		return npg_sys_capset(w, t, eff, prm);
 	case NPG_OP_EXECVE:
 		return npg_sys_execve_file(w, t, op->file ? &op->exec : NULL);
+	case NPG_OP_KILL:
+		return npg_sys_kill(w, t, op->target, op->value);
 	}
 	return (struct npg_result){ .kind = NPG_R_ERRNO, .value = ENOSYS };
 }

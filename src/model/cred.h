@@ -12,7 +12,7 @@ typedef uint32_t npg_id;			/* uid_t / gid_t */
 /* Kernel capability numbers (include/uapi/linux/capability.h). */
 enum {
 	NPG_CAP_CHOWN = 0, NPG_CAP_DAC_OVERRIDE = 1, NPG_CAP_DAC_READ_SEARCH = 2,
-	NPG_CAP_FOWNER = 3, NPG_CAP_FSETID = 4, NPG_CAP_SETGID = 6,
+	NPG_CAP_FOWNER = 3, NPG_CAP_FSETID = 4, NPG_CAP_KILL = 5, NPG_CAP_SETGID = 6,
 	NPG_CAP_SETUID = 7, NPG_CAP_SETPCAP = 8, NPG_CAP_LINUX_IMMUTABLE = 9,
 	NPG_CAP_SYS_ADMIN = 21, NPG_CAP_SYS_RESOURCE = 24, NPG_CAP_MKNOD = 27,
 	NPG_CAP_MAC_OVERRIDE = 32, NPG_CAP_LAST = 40,

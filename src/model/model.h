@@ -101,6 +101,9 @@ struct npg_result npg_sys_keepcaps(struct npg_world *w, int t, bool on);
 struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
 				 uint64_t permitted);
 struct npg_result npg_sys_execve(struct npg_world *w, int t);
+/* kill(@target's process, @sig): 0 or a signal whose default action is to terminate */
+struct npg_result npg_sys_kill(struct npg_world *w, int t, int target, int sig);
+bool npg_kill_ok_by_cred(const struct npg_task *cur, const struct npg_task *target);
 
 /* What execve() finds at the path it is given. */
 struct npg_exec_file {

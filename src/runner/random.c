@@ -57,7 +57,8 @@ static void out(struct gen *g, const char *fmt, ...)
 }
 
 static const char *const users[] = { "root", "u1", "u2", "u3" };
-static const char *const caps[] = { "setuid", "setgid", "sys_admin", "sys_resource", "setpcap" };
+static const char *const caps[] = { "setuid", "setgid", "sys_admin", "sys_resource", "setpcap",
+				    "kill" };
 
 static const char *any_id(struct gen *g, bool allow_none)
 {
@@ -103,7 +104,7 @@ static void step(struct gen *g)
 	if (a < 0)
 		return;
 	who = g->t[a].name;
-	switch (pick(&g->rng, 20)) {
+	switch (pick(&g->rng, 21)) {
 	case 0: case 1: case 2:
 		if (g->ntasks < MAX_GEN_TASKS)
 			out(g, "%s: fork %s\n", who, g->t[add_task(g, "c", false, 0, g->t[a].leader)].name);
@@ -154,9 +155,16 @@ static void step(struct gen *g)
 	case 15:
 		out(g, "%s: prctl keepcaps %d\n", who, pick(&g->rng, 2));
 		break;
+	case 17:	/* kill a process: permission rule, or 0 for the check alone */
+		b = pick(&g->rng, g->ntasks);
+		if (g->t[b].thread)
+			break;
+		out(g, "%s: kill %s %s\n", who, g->t[b].name,
+		    (const char *[]){ "0", "KILL", "TERM", "USR1" }[pick(&g->rng, 4)]);
+		break;
 	case 16:
 		out(g, "%s: capset %s %s\n", who, (const char *[]){ "drop", "keep", "raise", "lower" }[pick(&g->rng, 4)],
-		    caps[pick(&g->rng, 5)]);
+		    caps[pick(&g->rng, 6)]);
 		break;
 	default:
 		if (!g->t[a].thread)	/* a plain program, or one that is not there */

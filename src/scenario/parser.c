@@ -1019,8 +1019,37 @@ static const struct op_spec op_specs[] = {
 	{ "prctl", NPG_OP_KEEPCAPS, 0, false, false },
 	{ "capset", NPG_OP_CAPSET, 0, false, false },
 	{ "execve", NPG_OP_EXECVE, 0, false, false },
+	{ "kill", NPG_OP_KILL, 0, false, false },
 	{ NULL, 0, 0, false, false },
 };
+
+/*
+ * The signals kill may send: 0 (the permission check alone) and those
+ * whose default action terminates the process without a core dump, so
+ * that what happens is the same on every machine.
+ */
+static bool parse_kill_signal(struct parser *p, const struct npg_token *t, int *sig)
+{
+	static const int fatal[] = { SIGKILL, SIGTERM, SIGHUP, SIGINT, SIGUSR1, SIGUSR2, SIGALRM };
+	char name[16];
+	const char *n;
+
+	if (tok_is(t, "0")) {
+		*sig = 0;
+		return true;
+	}
+	if (t->kind == NPG_TOK_WORD && tok_copy(t, name, sizeof(name))) {
+		n = strncmp(name, "SIG", 3) == 0 ? name + 3 : name;
+		for (size_t k = 0; k < sizeof(fatal) / sizeof(fatal[0]); k++)
+			if (strcmp(n, sigabbrev_np(fatal[k])) == 0) {
+				*sig = fatal[k];
+				return true;
+			}
+	}
+	error_at(p, t->col, "kill sends 0, KILL, TERM, HUP, INT, USR1, USR2 or ALRM, not '%.*s%s'",
+		 TOKLEN(t->len), t->start, TOKCUT(t->len));
+	return false;
+}
 
 /* The operation's arguments, tokens [i, end) */
 static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec *spec, int i,
@@ -1111,6 +1140,19 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 		next = parse_caps(p, i + 1, end, &op->caps);
 		return next >= 0 && expect_end(p, next, end);
 	}
+	case NPG_OP_KILL:
+		/* kill PROCESS [SIGNAL]: SIGTERM as kill(1) */
+		if (!task_ref(p, i, &op->target))
+			return false;
+		if (p->sc->tasks[op->target].thread) {
+			error_at(p, p->tok[i].col, "kill takes a process, not the thread '%s'",
+				 p->sc->tasks[op->target].name);
+			return false;
+		}
+		op->value = SIGTERM;
+		if (++i < end && !parse_kill_signal(p, &p->tok[i++], &op->value))
+			return false;
+		return expect_end(p, i, end);
 	case NPG_OP_EXECVE:
 		if (actor->thread) {
 			error_at(p, p->tok[0].col,

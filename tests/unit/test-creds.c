@@ -4,6 +4,7 @@
  * what happens to capabilities, RLIMIT_NPROC's hard-limit rule.
  */
 #include <errno.h>
+#include <signal.h>
 
 #include "model/policy.h"
 #include "tap.h"
@@ -40,6 +41,47 @@ static bool ids(int t, npg_id r, npg_id e, npg_id s)
 static int err(struct npg_result r)
 {
 	return r.kind == NPG_R_ERRNO ? (int)r.value : 0;
+}
+
+/* kill_ok_by_cred(): each of the four id pairs alone, CAP_KILL, none */
+static void test_kill(void)
+{
+	static const struct {
+		npg_id r, e;		/* the sender's real and effective uid */
+		uint64_t caps;
+		int want;
+		const char *why;
+	} cases[] = {
+		{ 2000, 1000, 0, 0, "sender euid == target suid" },
+		{ 2000, 3000, 0, 0, "sender euid == target ruid" },
+		{ 1000, 4000, 0, 0, "sender ruid == target suid" },
+		{ 3000, 4000, 0, 0, "sender ruid == target ruid" },
+		{ 4000, 4000, NPG_CAP(NPG_CAP_KILL), 0, "CAP_KILL" },
+		{ 4000, 3001, 0, EPERM, "no id in common, no CAP_KILL" },
+		{ 4000, 4000, NPG_CAP_ALL & ~NPG_CAP(NPG_CAP_KILL), EPERM, "every capability but CAP_KILL" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fresh();
+		spawn(0, cases[i].r, cases[i].e, cases[i].e, cases[i].caps);
+		spawn(1, 3000, 5000, 1000, 0);	/* target: real 3000, saved 1000 */
+		tap_is(err(npg_sys_kill(&w, 0, 1, 0)), cases[i].want, "kill 0: %s", cases[i].why);
+	}
+	fresh();
+	spawn(0, 4000, 4000, 4000, 0);
+	spawn(1, 4000, 4000, 4000, 0);
+	tap_is(npg_sys_kill(&w, 0, 1, SIGTERM).kind, NPG_R_OK, "kill TERM another process");
+	tap_ok(w.tasks[1].state == NPG_TASK_REAPED && w.tasks[1].exit_signal == SIGTERM,
+	       "... it dies of it, and the harness reaps it");
+	tap_is(npg_count_of(&w, 4000), 1, "... and it no longer counts");
+	tap_is(err(npg_sys_kill(&w, 0, 1, 0)), ESRCH, "kill of a reaped process is ESRCH");
+	npg_sys_fork(&w, 0, 2, true);
+	npg_sys_fork(&w, 0, 3, false);
+	w.tasks[3].state = NPG_TASK_ABSENT;	/* as if its fork had failed */
+	tap_is(err(npg_sys_kill(&w, 0, 3, SIGKILL)), ESRCH, "kill of a task never created is ESRCH");
+	tap_ok(npg_alive(&w.tasks[0]), "... and does not reach the parent it was copied from");
+	tap_is(npg_sys_kill(&w, 2, 0, SIGKILL).kind, NPG_R_KILLED,
+	       "a thread that kills its own process dies with it");
 }
 
 int main(void)
@@ -143,6 +185,7 @@ int main(void)
 	npg_sys_exit(&w, 2, 3);
 	tap_is(npg_count_of(&w, 1000), 0, "an orphan is reaped at once by its new parent");
 
+	test_kill();
 	npg_world_free(&w);
 	return tap_done();
 }

@@ -273,6 +273,10 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 	case NPG_OP_EXECVE:
 		do_execve(sock, m->path);
 		return;
+	case NPG_OP_KILL:
+		/* to its own group, the answer is the caller's death */
+		send_syscall(sock, syscall(SYS_kill, (pid_t)m->target_pid, op->value));
+		return;
 	}
 	send_result(sock, NPG_R_ERRNO, ENOSYS, 0);
 }

@@ -7,6 +7,7 @@
  * on SIGINT/SIGTERM, and by the kernel itself (the puppets exit when their
  * controller's socket closes) if this process dies.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -264,9 +265,49 @@ static void reap_children(struct real_priv *r)
 }
 
 /*
+ * Without a pidfd: until the leader is a zombie and no other thread of the
+ * group is left in /proc/PID/task -- a leader turns zombie before the
+ * group's other threads are released, and until then waitpid() reports
+ * the child as running (delay_group_leader()).
+ */
+static int wait_group_exited(const struct real_task *t)
+{
+	struct timespec pause = { 0, 200000 };
+	struct timespec start, now;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		DIR *d;
+		struct dirent *e;
+		int others = 0;
+
+		if (wait_task_settled(t, false) < 0)
+			return -1;
+		if (!(d = opendir(path)))
+			return 0;	/* reaped */
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.' && atoi(e->d_name) != t->pid)
+				others++;
+		closedir(d);
+		if (others == 0)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
+		    ANSWER_TIMEOUT_MS) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
  * Wait until a process has exited: a zombie (exit_notify() has run, its
  * children are reparented) or already reaped. A pidfd polls readable
- * then (5.3+); older kernels are asked through /proc. 0, or -1 on timeout.
+ * then (5.3+): pidfd_poll() waits for the whole thread group. Older
+ * kernels are asked through /proc. 0, or -1 on timeout.
  */
 static int wait_process_exited(struct real_task *t)
 {
@@ -274,7 +315,7 @@ static int wait_process_exited(struct real_task *t)
 	int n;
 
 	if (t->pidfd < 0)
-		return wait_task_settled(t, false);
+		return wait_group_exited(t);
 	do
 		n = poll(&p, 1, ANSWER_TIMEOUT_MS);
 	while (n < 0 && errno == EINTR);
@@ -344,6 +385,14 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	 * so they are raised again from the kept permitted set for the limit:
 	 * raising a finite hard limit of root's to the scenario's needs
 	 * CAP_SYS_RESOURCE.
+	 *
+	 * The real uid changes first and alone, the effective and saved ones
+	 * after: 5.14-5.16 charge a task to the effective uid it has when its
+	 * real user changes (set_cred_ucounts() keys alloc_ucounts() on
+	 * new->euid, and only runs when new->user differs), so one
+	 * setresuid(r, e, s) from root would charge a declared `uid A euid B`
+	 * task to B; the scenario declares it charged to its real user A, as a
+	 * set-uid program started by A is.
 	 */
 	/* 'bounding LIST': PR_CAPBSET_DROP (cap_prctl_drop(), CAP_SETPCAP) while still root */
 	for (int cap = 0; cap <= NPG_CAP_LAST; cap++)
@@ -358,8 +407,10 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	    syscall(SYS_setresgid, map_id(r, c->gid.real), map_id(r, c->gid.eff),
 		    map_id(r, c->gid.saved)) < 0 ||
 	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 ||
-	    syscall(SYS_setresuid, map_id(r, c->uid.real), map_id(r, c->uid.eff),
-		    map_id(r, c->uid.saved)) < 0 ||
+	    syscall(SYS_setresuid, map_id(r, c->uid.real), map_id(r, c->uid.real),
+		    map_id(r, c->uid.real)) < 0 ||
+	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
+	    syscall(SYS_setresuid, -1, map_id(r, c->uid.eff), map_id(r, c->uid.saved)) < 0 ||
 	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
 	    setrlimit(RLIMIT_NPROC, lim) < 0)
 		return -1;
@@ -783,6 +834,39 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
 
+/*
+ * kill: the signal is delivered, and a fatal one acted on, after the
+ * sender's kill() has returned. The answer is acknowledged only once the
+ * target's group has exited (its pidfd polls readable after exit_notify(),
+ * which has reparented its children), so that what is observed next is
+ * the group's death, not a race with it. A signal to the caller's own
+ * group kills the caller: no answer comes, the socket closes.
+ */
+static struct npg_result step_kill(struct npg_backend *b, struct real_priv *r,
+				   struct real_task *t, const struct npg_stmt *st, pid_t target)
+{
+	struct real_task *tt = &r->tasks[st->op.target];
+	struct real_task *leader = task_by_pid(r, t->pid);
+	struct npg_wire_msg m;
+	int got;
+
+	if (send_cmd(r, t, st, target, -1) < 0)
+		return broken(b, "send");
+	got = recv_timed(t->sock, &m, NULL);
+	if (got == 0)
+		return died(b, r, leader ? leader : t);
+	if (got < 0 || m.kind != NPG_WIRE_RESULT)
+		return broken(b, "answer");
+	if (m.result != NPG_R_OK || st->op.value == 0 || !tt->alive)
+		return (struct npg_result){ .kind = m.result, .value = m.value };
+	if (wait_process_exited(tt) < 0)
+		return broken(b, "the process killed did not exit");
+	tt->alive = false;
+	mark_group_gone(r, tt->pid, true);
+	reap_children(r);
+	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
 static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt *st)
 {
 	struct real_priv *r = b->priv;
@@ -819,6 +903,8 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 		return step_exit(b, r, t, st);
 	case NPG_OP_EXECVE:
 		return step_execve(b, r, t, st);
+	case NPG_OP_KILL:
+		return step_kill(b, r, t, st, target);
 	default:
 		break;
 	}
