@@ -19,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "nprocguard/privdrop.h"
+#include "tools/explain/explain.h"
 #include "privdrop/exec.h"
 
 #define EXIT_USAGE 100
@@ -177,8 +178,13 @@ static void enter_new_session(void)
 	fflush(NULL);
 	session_child = fork();
 	if (session_child < 0) {
-		fprintf(stderr, "nprocguard exec: unable to fork for a new session: %s\n",
-			strerror(errno));
+		int err = errno;
+		char cause[1100];
+
+		fprintf(stderr, "nprocguard exec: unable to fork for a new session: %s%s%s\n",
+			strerror(err), err == EAGAIN ? ": " : "",
+			err == EAGAIN && npg_explain_cause(getpid(), NPG_EXPLAIN_FORK, cause,
+							   sizeof(cause)) == 1 ? cause : "");
 		exit(EXIT_SYSCALL);
 	}
 	if (session_child == 0) {
@@ -238,7 +244,7 @@ int npg_cmd_exec(int argc, char **argv)
 	int *keep_fds = NULL, nkeep = 0;
 	int c, verdict, session = -1;	/* -1: new session if a standard fd is a terminal */
 	bool by_groups = false, by_init = false, by_clear = false, reset_env = false;
-	char why[256];
+	char why[256], cause[1100];
 	unsigned long long v;
 	struct passwd *pw;
 	struct npg_exec_user target = { 0 };
@@ -341,6 +347,12 @@ int npg_cmd_exec(int argc, char **argv)
 	}
 	npg_exec_search(argv[optind], argv + optind);
 	c = errno;
+	/* the same answer as `nprocguard explain --op execve` */
+	if (c == EAGAIN && npg_explain_cause(getpid(), NPG_EXPLAIN_EXECVE, cause, sizeof(cause)) == 1) {
+		fprintf(stderr, "nprocguard exec: unable to execute %s: %s: %s\n", argv[optind],
+			strerror(c), cause);
+		return EXIT_SYSCALL;
+	}
 	if (c == EAGAIN && npg_nproc_execve_verdict(why, sizeof(why)) == 1) {
 		fprintf(stderr, "nprocguard exec: unable to execute %s: %s\n", argv[optind], why);
 		return EXIT_SYSCALL;

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "tools/explain/explain.h"
+#include "tools/metrics/prometheus.h"
 #include "tools/procscan.h"
 #include "tools/taskiter.h"
 #include "tools/usernames.h"
@@ -90,6 +92,7 @@ struct user_row {
 	long live, live_exempt;	/* running tasks, and those copy_process() lets past the limit */
 	int64_t kernel_count;	/* -1: unknown */
 	uint64_t nproc_min, nproc_max;
+	pid_t nproc_pid;	/* the process with nproc_min: its forks fail first */
 	bool shown;		/* selected by --user (or no --user) */
 	char name[64];		/* looked up only if a column or message needs it */
 };
@@ -116,7 +119,12 @@ static void usage(void)
 	       "                      later runs read every task in one pass (root, per boot)\n"
 	       "     --unpin          remove that pin\n"
 	       " -c, --check PERCENT  monitoring: exit 1 naming each user at PERCENT%% of its\n"
-	       "                      limit or more, and each flagged task\n"
+	       "                      limit or more, and each flagged task; at the limit, the\n"
+	       "                      cause as `nprocguard explain` names it\n"
+	       "     --format FORMAT  table (default), json, or prometheus (node_exporter\n"
+	       "                      textfile format)\n"
+	       "     --textfile PATH  with --format prometheus: write PATH atomically\n"
+	       "                      (a temporary file beside it, then rename)\n"
 	       " -h, --help           display this help\n\nUser columns:\n");
 	for (int i = 0; i < NUSERCOLS; i++)
 		printf(" %11s  %s\n", user_cols[i].name, user_cols[i].help);
@@ -280,8 +288,10 @@ static struct user_row *aggregate(const struct npg_scan *s, const uint32_t *user
 		r->live += !t->zombie;
 		r->live_exempt += !t->zombie && t->exempt;
 		if (t->pid == t->tid && !t->zombie) {
-			if (t->nproc_soft < r->nproc_min)
+			if (t->nproc_soft < r->nproc_min || !r->nproc_pid) {
 				r->nproc_min = t->nproc_soft;
+				r->nproc_pid = t->pid;
+			}
 			if (t->nproc_soft > r->nproc_max || r->nproc_max == 0)
 				r->nproc_max = t->nproc_soft;
 		}
@@ -398,7 +408,7 @@ static struct libscols_table *check_json;
 static void finding(const char *kind, uint32_t uid, pid_t tid, const char *fmt, ...)
 {
 	struct libscols_line *ln;
-	char text[512], num[32];
+	char text[1400], num[32];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -428,6 +438,7 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 		{ "tid", SCOLS_JSON_NUMBER }, { "message", SCOLS_JSON_STRING },
 	};
 	int found = 0;
+	char cause[1100];
 
 	if (json) {
 		check_json = new_table(true, false, false, "check");
@@ -456,7 +467,17 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 				!exempt(r) ? "" : r->uid == 0 ? "root"
 				: "its tasks (CAP_SYS_RESOURCE or CAP_SYS_ADMIN)");
 			found |= !exempt(r);
+			/* at the limit: the same sentence as `nprocguard explain --pid` */
+			if (!exempt(r) && r->nproc_pid > 0 &&
+			    npg_explain_cause(r->nproc_pid, NPG_EXPLAIN_FORK, cause, sizeof(cause)) == 1)
+				finding("refused", r->uid, r->nproc_pid, "pid %d: fork fails with EAGAIN: %s",
+					(int)r->nproc_pid, cause);
 		}
+	}
+	/* the machine's limits (threads-max, pid_max, our pids cgroup), as explain walks them */
+	if (npg_explain_cause(getpid(), NPG_EXPLAIN_FORK, cause, sizeof(cause)) == 1) {
+		finding("machine", (uint32_t)getuid(), 0, "a fork here fails with EAGAIN: %s", cause);
+		found = 1;
 	}
 	for (size_t i = 0; i < s->ntasks; i++) {
 		const struct npg_scan_task *t = &s->tasks[i];
@@ -466,6 +487,9 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 		finding("task", t->ruid, t->tid, "task %d (%s, uid %u) has PF_NPROC_EXCEEDED: its next "
 			"execve() fails with EAGAIN while the user is over RLIMIT_NPROC", (int)t->tid,
 			t->comm, t->ruid);
+		if (npg_explain_cause(t->pid, NPG_EXPLAIN_EXECVE, cause, sizeof(cause)) == 1)
+			finding("refused", t->ruid, t->tid, "pid %d: execve fails with EAGAIN: %s",
+				(int)t->pid, cause);
 		found = 1;
 	}
 	if (check_json) {
@@ -707,9 +731,40 @@ static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limit
 	return 0;
 }
 
+/*
+ * --format prometheus: every user's figures and every limited pids cgroup
+ * in the node_exporter textfile format, written atomically to @path.
+ */
+static int write_metrics(const char *source, const char *path)
+{
+	struct npg_scan scan;
+	struct npg_metrics_user *users;
+	bool partial = false;
+	char why[512];
+	size_t n;
+	int rc;
+
+	memset(&scan, 0, sizeof(scan));
+	if (scan_tasks(&scan, source, true, &partial) < 0)
+		return NPG_EXIT_USAGE;
+	users = npg_metrics_users(&scan, &n);
+	npg_scan_free(&scan);
+	if (!users && n) {
+		fprintf(stderr, "nprocguard status: out of memory\n");
+		return NPG_EXIT_USAGE;
+	}
+	rc = npg_prometheus_write(path, users, n, "", why, sizeof(why));
+	free(users);
+	if (rc < 0) {
+		fprintf(stderr, "nprocguard status: %s: %s\n", why, strerror(errno));
+		return NPG_EXIT_USAGE;
+	}
+	return partial ? NPG_EXIT_PARTIAL : NPG_EXIT_OK;
+}
+
 int npg_cmd_status(int argc, char **argv)
 {
-	enum { OPT_OUTPUT_ALL = 256, OPT_SOURCE, OPT_PIN, OPT_UNPIN };
+	enum { OPT_OUTPUT_ALL = 256, OPT_SOURCE, OPT_PIN, OPT_UNPIN, OPT_FORMAT, OPT_TEXTFILE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-all", no_argument, NULL, OPT_OUTPUT_ALL },
@@ -723,13 +778,16 @@ int npg_cmd_status(int argc, char **argv)
 		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "pin", no_argument, NULL, OPT_PIN },
 		{ "unpin", no_argument, NULL, OPT_UNPIN },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int cols[32], ncols = -1, c, rc = NPG_EXIT_OK, nusers = 0;
 	uint32_t users[64];
 	const char *output = NULL, *sort = NULL, *source = "auto";
-	bool pin = false, unpin = false, partial = false;
+	bool pin = false, unpin = false, partial = false, prom = false;
+	const char *textfile = NULL;
 	bool json = false, raw = false, noheadings = false, tasks = false, all = false;
 	double percent = -1;	/* --check: 0 to 1000 */
 	struct npg_scan scan;
@@ -771,6 +829,18 @@ int npg_cmd_status(int argc, char **argv)
 			break;
 		case OPT_PIN: pin = true; break;
 		case OPT_UNPIN: unpin = true; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "prometheus") == 0)
+				prom = true;
+			else if (strcmp(optarg, "json") == 0)
+				json = true;
+			else if (strcmp(optarg, "table") != 0) {
+				fprintf(stderr, "nprocguard status: bad --format '%.64s' (table, json or "
+					"prometheus)\n", optarg);
+				npg_usage_error("status");
+			}
+			break;
+		case OPT_TEXTFILE: textfile = optarg; break;
 		case 'h': usage(); return NPG_EXIT_OK;
 		default: npg_usage_error("status");
 		}
@@ -786,6 +856,12 @@ int npg_cmd_status(int argc, char **argv)
 		fprintf(stderr, "nprocguard status: unexpected argument '%s'\n", argv[optind]);
 		npg_usage_error("status");
 	}
+	if (textfile && !prom) {
+		fprintf(stderr, "nprocguard status: --textfile goes with --format prometheus\n");
+		npg_usage_error("status");
+	}
+	if (prom)
+		return write_metrics(source, textfile ? textfile : "-");
 	if (json && raw) {
 		fprintf(stderr, "nprocguard status: --json and --raw exclude each other\n");
 		npg_usage_error("status");

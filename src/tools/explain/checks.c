@@ -87,7 +87,8 @@ static void model_world(const struct npg_explain_facts *f, const struct npg_poli
 	cred.cap_permitted = cred.cap_effective;
 	npg_world_init(w, p, 1);
 	npg_task_spawn(w, 0, &cred, f->nproc_soft, f->nproc_hard);
-	npg_count_add(w, cred.charged_to, user_count(f) - 1);
+	/* npg_task_spawn() charged the task itself: add the rest of the user's count */
+	npg_count_add(w, w->tasks[0].cred.charged_to, user_count(f) - 1);
 	w->tasks[0].nproc_exceeded = f->flagged;
 }
 
@@ -195,6 +196,17 @@ static void check_pids(const struct npg_explain_facts *f, struct npg_explain *e)
 		snprintf(c->subject, sizeof(c->subject),
 			 "pid namespace (%s): kernel.pid_max %ld, pids in use %ld", level, l->pid_max,
 			 l->used);
+		if (l->pid_max == -2) {
+			/* the reader of pid_max had to be forked inside: alloc_pid() refused it */
+			snprintf(c->subject, sizeof(c->subject),
+				 "pid namespace (%s): kernel.pid_max unreadable, pids in use %ld", level,
+				 l->used);
+			c->refuses = true;
+			snprintf(c->verdict, sizeof(c->verdict), "a probe fork into this namespace just "
+				 "failed with EAGAIN: no free pid below its pid_max (%ld in use): fails "
+				 "with EAGAIN", l->used);
+			continue;
+		}
 		if (l->pid_max < 0 || l->used < 0) {
 			snprintf(c->verdict, sizeof(c->verdict),
 				 "not readable from here (needs root to enter the namespace): not checked");

@@ -24,7 +24,8 @@ enum npg_explain_op { NPG_EXPLAIN_FORK, NPG_EXPLAIN_THREAD, NPG_EXPLAIN_EXECVE }
 /* One level of the task's pid namespace chain: alloc_pid() takes a pid at each. */
 struct npg_pidns_level {
 	int level;		/* 0: the initial pid namespace */
-	long pid_max;		/* kernel.pid_max there; -1 unknown */
+	long pid_max;		/* kernel.pid_max there; -1 unknown; -2 unknown, but a
+				   probe fork into it just failed with EAGAIN */
 	long used;		/* pids in use there (tasks of it and its descendants); -1 unknown */
 };
 

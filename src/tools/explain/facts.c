@@ -231,7 +231,8 @@ static int count_live(struct npg_explain_facts *f, const char *source, char *why
  * kernel.pid_max of the pid namespace of @pid, as a task inside reads it
  * (per namespace since 6.14, where the sysctl answers for the reader's
  * active namespace): a child joins it with setns() and forks a reader.
- * -1 when we may not (not root) or it is unreadable.
+ * -1 when we may not (not root) or it is unreadable; -2 when the reader
+ * could not be forked with EAGAIN: the namespace has no free pid.
  */
 static long pid_max_inside(pid_t pid)
 {
@@ -252,6 +253,8 @@ static long pid_max_inside(pid_t pid)
 		if (ns < 0 || setns(ns, CLONE_NEWPID) < 0)
 			_exit(1);
 		reader = fork();
+		if (reader < 0)
+			_exit(errno == EAGAIN ? 2 : 1);
 		if (reader == 0) {
 			long max;
 
@@ -266,7 +269,9 @@ static long pid_max_inside(pid_t pid)
 	if (child > 0) {
 		if (read(fds[0], &v, sizeof(v)) != (ssize_t)sizeof(v))
 			v = -1;
-		waitpid(child, &status, 0);
+		if (waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 2)
+			v = -2;
 	}
 	close(fds[0]);
 	return v;

@@ -1,0 +1,196 @@
+#!/bin/sh
+# nprocguard explain: each cause of EAGAIN made for real (as root) and named
+# with its numbers -- a test user at RLIMIT_NPROC, a pids cgroup (v1, and
+# v2 when the machine has pids there) at pids.max 3, a pid namespace out of
+# pids (kernel.pid_max set inside it, 6.14+), the flag at execve -- and
+# kernel.threads-max and a cgroup2 refusal from recorded trees (--sysroot),
+# since threads-max must never be lowered on the machine.
+. "$(dirname "$0")/lib.sh"
+U=$((NPG_TEST_UID_BASE + 900001))
+FIX="$TOP/tests/cli/fixtures/explain"
+CG1=/sys/fs/cgroup/pids/npg-explain-$$
+CG2=/sys/fs/cgroup/unified/npg-explain-$$
+
+# Everything a test started goes, even when the test fails: the test
+# user's processes, the puppets in our cgroups and namespaces, the cgroups.
+cleanup() {
+	pkill -9 -u "$U" 2>/dev/null
+	for cg in "$CG1" "$CG2"; do
+		[ -d "$cg" ] || continue
+		for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	done
+	[ -n "${NS_PID:-}" ] && kill -9 "$NS_PID" 2>/dev/null
+	wait 2>/dev/null
+	for cg in "$CG1" "$CG2"; do
+		n=0
+		while [ -d "$cg" ] && ! rmdir "$cg" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+	done
+}
+trap 'cleanup; rm -rf "$TMP"' EXIT INT TERM HUP
+
+# The puppet: forks children that sleep until a fork fails, then says how.
+cat >"$TMP/forker.pl" <<'EOF'
+$| = 1; my $n = 0;
+$SIG{CHLD} = "IGNORE";	# a child killed by a test is reaped at once: its pid is free again
+while (1) {
+	my $p = fork;
+	if (!defined $p) { print(($!{EAGAIN} ? "EAGAIN" : "ERR $!"), " after $n\n"); last }
+	if (!$p) { sleep 1000; exit 0 }
+	$n++;
+}
+sleep 1000;
+EOF
+chmod 0644 "$TMP/forker.pl"
+FORKER=$(reach_copy "$TMP/forker.pl")/forker.pl
+
+# wait_for FILE PATTERN: until the puppet has said it (at most 10 s)
+wait_for() {
+	n=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		[ $n -lt 100 ] || { echo "timed out waiting for '$2' in $1"; cat "$1"; return 1; }
+		sleep 0.1; n=$((n + 1))
+	done
+}
+
+test_expect "--help names every option" '
+	expect_exit 0 "$NPG" explain --help &&
+	for o in --pid --user --cgroup --op --since-boot --sysroot --format --textfile; do
+		grep -q -- "$o" "$TMP/stdout" || { echo "no help for $o"; exit 1; }
+	done
+'
+test_expect "bad input is a usage error, not a crash" '
+	expect_exit 2 "$NPG" explain --pid 0 && grep -q "bad --pid" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" explain --pid 12x &&
+	expect_exit 2 "$NPG" explain --op spawn && grep -q "bad --op" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" explain --pid 1 --user root && grep -q "exclude each other" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" explain --sysroot "$TMP/none" --pid 1 && grep -q "not a directory" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" explain --sysroot "$FIX/cgroup2" --pid 999 && grep -q "no process 999" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" explain --textfile x && grep -q "format prometheus" "$TMP/stderr"
+'
+test_expect "the calling shell passes every check: exit 0, each check named with its function" '
+	expect_exit 0 "$NPG" explain &&
+	grep -q "copy_process(): is_rlimit_overlimit" "$TMP/stdout" &&
+	grep -q "copy_process(): data_race(nr_threads >= max_threads)" "$TMP/stdout" &&
+	grep -q "alloc_pid()" "$TMP/stdout" &&
+	grep -q "^answer: fork passes every check now" "$TMP/stdout"
+'
+
+# kernel.threads-max: never lowered on the machine, so from a recorded tree
+test_expect "threads-max (recorded tree): copy_process() refuses at nr_threads = threads-max" '
+	expect_exit 1 "$NPG" explain --sysroot "$FIX/threads-max" --pid 4242 &&
+	grep -q "^kernel.threads-max 95430, tasks 95430$" "$TMP/stdout" &&
+	grep -q "data_race(nr_threads >= max_threads): 95430 >= 95430: fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
+	grep -q "1 + 1 <= 63121: ok" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" explain --sysroot "$FIX/threads-max" --pid 4242 -J &&
+	grep -q "\"refused_by\": \"threads_max\"" "$TMP/stdout" &&
+	grep -q "\"kernel\": \"6.1.0-18-amd64\", \"policy\": \"linux-6\"" "$TMP/stdout"
+'
+test_expect "pids cgroup v2 (recorded tree): pids.max 3 refuses, with pids.events" '
+	expect_exit 1 "$NPG" explain --sysroot "$FIX/cgroup2" --pid 4242 &&
+	grep -q "^cgroup /user.slice/user-4242000.slice (pids, v2): pids.current 3, pids.max 3$" "$TMP/stdout" &&
+	grep -q "3 + 1 > 3: fails with EAGAIN; refused 1 time so far (pids.events)    <- this limit refuses" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" explain --sysroot "$FIX/cgroup2" --since-boot &&
+	grep -q "^cgroup /user.slice/user-4242000.slice (pids, v2): refused 1 fork" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" explain --sysroot "$FIX/cgroup2" --cgroup /user.slice/user-4242000.slice -J &&
+	grep -q "\"refused_by\": \"pids_cgroup\"" "$TMP/stdout"
+'
+
+if [ "$(id -u)" -ne 0 ]; then
+	for t in "RLIMIT_NPROC" "execve flag" "pids cgroup v1" "pids cgroup v2" "pid namespace"; do
+		test_skip "$t refusal made for real" "needs root (a test user, cgroups, namespaces)"
+	done
+	test_done
+	exit
+fi
+
+test_expect "RLIMIT_NPROC: a test user at its limit of 3; explain, status --check name it" '
+	rm -f "$TMP/fk"
+	prlimit --nproc=3:3 setpriv --reuid=$U --regid=$U --clear-groups perl "$FORKER" >"$TMP/fk" 2>&1 &
+	wait_for "$TMP/fk" "after" && grep -q "^EAGAIN after 2$" "$TMP/fk" &&
+	P=$(pgrep -u $U -o perl) &&
+	expect_exit 1 "$NPG" explain --pid $P --source proc &&
+	grep -q "^user $U (uid $U): 3 tasks (3 processes, 0 threads, 0 zombies), RLIMIT_NPROC 3 (soft, pid $P perl)$" "$TMP/stdout" &&
+	grep -q "is_rlimit_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC) (5.14+): 3 + 1 > 3: fork fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" explain --user $U --source proc &&
+	grep -q "3 + 1 > 3: fork fails with EAGAIN" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" status --check 90 -u $U --source proc &&
+	grep -q "fork fails with EAGAIN: user $U (uid $U): 3 tasks .*3 + 1 > 3: fork fails with EAGAIN" "$TMP/stdout"
+'
+cleanup
+
+test_expect "execve: PF_NPROC_EXCEEDED and the re-check; exec names the same cause" '
+	for i in 1 2 3; do setpriv --reuid=$U --regid=$U --clear-groups sleep 100 & done
+	n=0; while [ "$(pgrep -c -u $U sleep)" -lt 3 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	prlimit --nproc=2:2 perl -e "use POSIX; \$| = 1; POSIX::setuid($U) or die; print \"switched\n\"; sleep 100" >"$TMP/sw" 2>&1 &
+	wait_for "$TMP/sw" switched &&
+	P=$(pgrep -u $U -n perl) &&
+	expect_exit 1 "$NPG" explain --pid $P --op execve --source proc &&
+	grep -q "^user $U (uid $U): 4 tasks (4 processes, 0 threads, 0 zombies), RLIMIT_NPROC 2 (soft, pid $P perl)$" "$TMP/stdout" &&
+	grep -q "do_execveat_common(): PF_NPROC_EXCEEDED && is_rlimit_overlimit() (3.1+): PF_NPROC_EXCEEDED is set and 4 > 2: execve fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" status --check 90 -u $U --source proc &&
+	grep -q "pid $P: execve fails with EAGAIN: .*PF_NPROC_EXCEEDED is set and 4 > 2" "$TMP/stdout" &&
+	kill $P && wait $P 2>/dev/null;
+	"$NPG" exec --user $U --group $U --rlimit-nproc 2 -- true 2>"$TMP/exec.err";
+	cat "$TMP/exec.err";
+	grep -q "unable to execute true: Resource temporarily unavailable: user $U (uid $U): [0-9]* tasks .*PF_NPROC_EXCEEDED is set and [0-9]* > 2: execve fails with EAGAIN" "$TMP/exec.err"
+'
+cleanup
+
+# a pids cgroup with pids.max 3 holding a puppet that forks until EAGAIN
+cgroup_case() {	# cgroup_case DIR VERSION
+	mkdir "$1" && echo 3 >"$1/pids.max" || return 1
+	rm -f "$TMP/fk"
+	sh -c "echo \$\$ >$1/cgroup.procs && exec perl $FORKER" >"$TMP/fk" 2>&1 &
+	wait_for "$TMP/fk" "after" && grep -q "^EAGAIN after 2$" "$TMP/fk" &&
+	P=$(head -1 "$1/cgroup.procs") &&
+	expect_exit 1 "$NPG" explain --pid $P &&
+	grep -q "^cgroup /npg-explain-$$ (pids, v$2): pids.current 3, pids.max 3$" "$TMP/stdout" &&
+	grep -q "pids_try_charge() (kernel/cgroup/pids.c, 4.3+): 3 + 1 > 3: fails with EAGAIN; refused [1-9][0-9]* times\{0,1\} so far (pids.events)    <- this limit refuses" "$TMP/stdout" &&
+	grep -q "^  copy_process(): is_rlimit_overlimit.*ok" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" explain --since-boot &&
+	grep -q "^cgroup /npg-explain-$$ (pids, v$2): refused" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" explain --cgroup "$1" &&
+	grep -q "3 + 1 > 3: fails with EAGAIN" "$TMP/stdout"
+}
+if grep -qw pids /proc/self/cgroup && [ -d /sys/fs/cgroup/pids ]; then
+	test_expect "pids cgroup v1 at pids.max 3: cgroup_can_fork() refuses, numbers and pids.events" '
+		cgroup_case "$CG1" 1
+	'
+	cleanup
+else
+	test_skip "pids cgroup v1 refusal made for real" "no v1 pids hierarchy at /sys/fs/cgroup/pids"
+fi
+if grep -qw pids /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
+	test_expect "pids cgroup v2 at pids.max 3: cgroup_can_fork() refuses" '
+		cgroup_case "$CG2" 2
+	'
+	cleanup
+else
+	test_skip "pids cgroup v2 refusal made for real" "the pids controller is bound to v1 here (/sys/fs/cgroup/unified/cgroup.controllers lacks it): the recorded cgroup2 tree covers v2"
+fi
+
+# kernel.pid_max inside a new pid namespace: writable there since 6.14
+if unshare -pf --mount-proc sh -c 'echo 301 >/proc/sys/kernel/pid_max' 2>/dev/null; then
+	test_expect "pid namespace with kernel.pid_max 301: alloc_pid() refuses after 300 pids" '
+		rm -f "$TMP/fk"
+		unshare -pf --mount-proc sh -c "echo 301 >/proc/sys/kernel/pid_max && exec perl $FORKER" >"$TMP/fk" 2>&1 &
+		UNSHARE=$! &&
+		wait_for "$TMP/fk" "after" && grep -q "^EAGAIN after 299$" "$TMP/fk" &&
+		NS_PID=$(pgrep -P $UNSHARE) &&
+		expect_exit 1 "$NPG" explain --pid $NS_PID &&
+		grep -q "^pid namespace (level 1, the task.s own): kernel.pid_max unreadable, pids in use 300$" "$TMP/stdout" &&
+		grep -q "no free pid below its pid_max (300 in use): fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
+		# the newest child holds pid 300: after the wrap alloc_pid() hands out
+		# nothing below RESERVED_PIDS (300), so only that pid comes free
+		kill $(pgrep -n -P $NS_PID);
+		n=0; while [ "$(pgrep -c -P $NS_PID)" -ge 299 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done;
+		expect_exit 0 "$NPG" explain --pid $NS_PID &&
+		grep -q "^pid namespace (level 1, the task.s own): kernel.pid_max 301, pids in use 299$" "$TMP/stdout" &&
+		grep -q "299 pids in use, 300 available (1 to pid_max - 1): ok" "$TMP/stdout"
+	'
+	cleanup
+else
+	test_skip "pid namespace refusal made for real" "this kernel does not let kernel.pid_max be set inside a pid namespace (before 6.14)"
+fi
+
+test_done
