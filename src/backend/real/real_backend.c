@@ -41,6 +41,8 @@ struct real_task {
 	bool tainted;		/* could not be made faithfully: its steps are not run */
 	char why[200];
 	bool hard_capped;	/* hard RLIMIT_NPROC lower here than the scenario says */
+	bool ruid_seen;		/* last_ruid holds the real uid last observed */
+	uint32_t last_ruid;
 	bool exit_known;
 	int exit_status;	/* a wait status */
 	unsigned long long starttime;
@@ -58,6 +60,15 @@ struct real_priv {
 	int filler_pipe[2];
 	bool *touched;		/* per name: a user whose count a tainted task may change */
 	bool subreaper;		/* PR_SET_CHILD_SUBREAPER held (3.4+) */
+	/*
+	 * 5.14-5.16 charge a task to the effective uid it has when its real
+	 * user changes (set_cred_ucounts() on new->euid). /proc shows no such
+	 * key, only real uids: once a task's real uid changed to one that
+	 * differs from its effective uid, counts here are no longer the ones
+	 * the kernel compares.
+	 */
+	bool ucounts_by_euid;
+	char charged_unknown[200];
 	bool counts_valid;
 	long *counts;		/* per name, cached between steps */
 	uint32_t *count_uids;
@@ -494,6 +505,8 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 	close(sv[1]);
 	t->sock = sv[0];
 	t->pid = t->tid = pid;
+	t->ruid_seen = true;
+	t->last_ruid = map_id(r, d->cred.uid.real);
 	t->created = t->alive = true;
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (recv_timed(t->sock, &m, NULL) <= 0 || m.kind != NPG_WIRE_HELLO) {
@@ -717,6 +730,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	 * Kernels before 3.4 have no child subreaper (EINVAL): their orphans
 	 * go to init, and real_stop() waits for the window to empty instead.
 	 */
+	r->ucounts_by_euid = r->host->policy && r->host->policy->set_cred_ucounts;
 	r->subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 	if ((!r->subreaper && errno != EINVAL) ||
 	    (r->exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0 ||
@@ -956,6 +970,15 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 		out->cred.cap_permitted = pt.cap_prm & NPG_CAP_ALL;
 		out->cred.cap_bset = pt.cap_bnd & NPG_CAP_ALL;
 		out->nproc_exceeded = (pt.flags & NPG_PF_NPROC_EXCEEDED) != 0;
+		if (r->ucounts_by_euid && !r->charged_unknown[0] && pt.uid[0] != pt.uid[1] &&
+		    (!t->ruid_seen || t->last_ruid != pt.uid[0]))
+			snprintf(r->charged_unknown, sizeof(r->charged_unknown),
+				 "5.14-5.16 charge a task to its effective uid at its last real "
+				 "uid change (set_cred_ucounts()), which /proc does not show: "
+				 "'%s' has real uid %u, effective %u", r->sc->tasks[task].name,
+				 unmap_id(r, pt.uid[0]), unmap_id(r, pt.uid[1]));
+		t->ruid_seen = true;
+		t->last_ruid = pt.uid[0];
 		npg_proc_read_nproc(t->pid, &out->nproc_cur, &out->nproc_max);
 	}
 	if (t->exit_known) {
@@ -988,6 +1011,10 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 	const struct npg_scenario *sc = r->sc;
 
 	if (st->check == NPG_CHECK_COUNT) {
+		if (r->charged_unknown[0]) {
+			snprintf(b->reason, sizeof(b->reason), "%s", r->charged_unknown);
+			return false;
+		}
 		if (st->user == 0) {
 			snprintf(b->reason, sizeof(b->reason),
 				 "root's count here includes the machine's own processes");
