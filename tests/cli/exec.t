@@ -173,7 +173,8 @@ test_expect "a regainable root (setuid(0) succeeds afterwards) is caught" '
 test_expect "a user over the limit: the execve failure is explained, exit 111" '
 	ASAN_OPTIONS=detect_leaks=0 with_sleepers $U expect_exit 111 "$NPG" exec -u $U -g $G --rlimit-nproc 2 -- true &&
 	grep -q "warning: user $U has 4 tasks, RLIMIT_NPROC is 2: execve would fail with EAGAIN (PF_NPROC_EXCEEDED)" "$TMP/stderr" &&
-	grep -q "unable to execute true: user $U has 4 tasks, RLIMIT_NPROC is 2: execve would fail with EAGAIN" "$TMP/stderr"
+	# the same cause as `nprocguard explain --op execve` names
+	grep -q "unable to execute true: Resource temporarily unavailable: user $U (uid $U): 4 tasks (4 processes, 0 threads, 0 zombies), RLIMIT_NPROC 2 (soft, pid [0-9]* nprocguard): PF_NPROC_EXCEEDED is set and 4 > 2: execve fails with EAGAIN (do_execveat_common()" "$TMP/stderr"
 '
 test_expect "a user at the limit gets through, and the note says why (5.17+)" '
 	with_sleepers $U expect_exit 0 "$NPG" exec -u $U -g $G --rlimit-nproc 3 -- true &&

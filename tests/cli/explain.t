@@ -19,7 +19,9 @@ cleanup() {
 		[ -d "$cg" ] || continue
 		for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	done
-	[ -n "${NS_PID:-}" ] && kill -9 "$NS_PID" 2>/dev/null
+	# pid 1 of the test's pid namespace: the kernel kills the rest with it
+	[ -s "$TMP/ns.pid" ] && kill -9 "$(cat "$TMP/ns.pid")" 2>/dev/null
+	rm -f "$TMP/ns.pid"
 	wait 2>/dev/null
 	for cg in "$CG1" "$CG2"; do
 		n=0
@@ -175,8 +177,9 @@ if unshare -pf --mount-proc sh -c 'echo 301 >/proc/sys/kernel/pid_max' 2>/dev/nu
 		rm -f "$TMP/fk"
 		unshare -pf --mount-proc sh -c "echo 301 >/proc/sys/kernel/pid_max && exec perl $FORKER" >"$TMP/fk" 2>&1 &
 		UNSHARE=$! &&
+		n=0; until pgrep -P $UNSHARE >"$TMP/ns.pid" || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
 		wait_for "$TMP/fk" "after" && grep -q "^EAGAIN after 299$" "$TMP/fk" &&
-		NS_PID=$(pgrep -P $UNSHARE) &&
+		NS_PID=$(pgrep -P $UNSHARE) && echo $NS_PID >"$TMP/ns.pid" &&
 		expect_exit 1 "$NPG" explain --pid $NS_PID &&
 		grep -q "^pid namespace (level 1, the task.s own): kernel.pid_max unreadable, pids in use 300$" "$TMP/stdout" &&
 		grep -q "no free pid below its pid_max (300 in use): fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
