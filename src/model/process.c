@@ -121,6 +121,40 @@ struct npg_result npg_sys_wait(struct npg_world *w, int t, int child)
 	return result(NPG_R_OK, 0);
 }
 
+/*
+ * fs/exec.c, de_thread(): every other thread of the group is killed and
+ * released -- the old leader too when a non-leader execs: "At this point
+ * all other threads have exited, all we have to do is to wait for the
+ * thread group leader to become inactive, and to assume its role"; the
+ * exec'ing thread takes the leader's pid, its parent and children (they
+ * are the process's), and the old leader is release_task()d: uncharged,
+ * never a zombie anyone waits for. The limits are the process's already
+ * (signal_struct is shared).
+ */
+static void de_thread(struct npg_world *w, int t)
+{
+	struct npg_task *task = &w->tasks[t];
+	int old_leader = task->leader;
+
+	for (int i = 0; i < w->ntasks; i++) {
+		struct npg_task *other = &w->tasks[i];
+
+		if (i != t && other->leader == old_leader && npg_alive(other)) {
+			other->state = NPG_TASK_ZOMBIE;
+			release_task(w, other);
+		}
+	}
+	if (old_leader == t)
+		return;
+	task->leader = t;
+	task->parent = w->tasks[old_leader].parent;
+	task->nproc_cur = w->tasks[old_leader].nproc_cur;
+	task->nproc_max = w->tasks[old_leader].nproc_max;
+	for (int i = 0; i < w->ntasks; i++)
+		if (w->tasks[i].parent == old_leader && w->tasks[i].leader == i)
+			w->tasks[i].parent = t;
+}
+
 struct npg_result npg_sys_execve(struct npg_world *w, int t)
 {
 	return npg_sys_execve_file(w, t, NULL);
@@ -143,14 +177,7 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		return result(NPG_R_ERRNO, -err);
 	if (f && f->missing)
 		return result(NPG_R_ERRNO, ENOENT);
-	for (int i = 0; i < w->ntasks; i++) {
-		struct npg_task *other = &w->tasks[i];
-
-		if (i != t && other->leader == task->leader && npg_alive(other)) {
-			other->state = NPG_TASK_ZOMBIE;
-			release_task(w, other);
-		}
-	}
+	de_thread(w, t);
 	npg_cap_bprm_creds(&task->cred);
 	return result(NPG_R_OK, 0);
 }

@@ -167,8 +167,8 @@ static void step(struct gen *g)
 		    caps[pick(&g->rng, 6)]);
 		break;
 	default:
-		if (!g->t[a].thread)	/* a plain program, or one that is not there */
-			out(g, "%s: execve%s\n", who, pick(&g->rng, 3) ? "" : " /nonexistent");
+		/* a plain program, or one that is not there; from a thread too */
+		out(g, "%s: execve%s\n", who, pick(&g->rng, 3) ? "" : " /nonexistent");
 		break;
 	}
 }

@@ -1056,7 +1056,6 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 		     int end)
 {
 	struct npg_op *op = &st->op;
-	struct npg_task_decl *actor = &p->sc->tasks[st->task];
 	uint64_t v;
 	int next, idx;
 
@@ -1154,11 +1153,7 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 			return false;
 		return expect_end(p, i, end);
 	case NPG_OP_EXECVE:
-		if (actor->thread) {
-			error_at(p, p->tok[0].col,
-				 "execve from a thread is not modelled (de_thread); exec from the process");
-			return false;
-		}
+		/* from a thread too: de_thread() makes it the process's leader */
 		if (i < end) {	/* a declared file, or a plain program named for the reader */
 			op->file = find_file(p->sc, &p->tok[i]) + 1;
 			if (op->file)

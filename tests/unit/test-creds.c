@@ -84,6 +84,27 @@ static void test_kill(void)
 	       "a thread that kills its own process dies with it");
 }
 
+/* de_thread(): a non-leader's execve takes over the leader's place */
+static void test_execve_from_thread(void)
+{
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	npg_sys_fork(&w, 0, 1, true);	/* thread 1 */
+	npg_sys_fork(&w, 0, 2, false);	/* a child of the process */
+	npg_sys_fork(&w, 0, 3, true);	/* thread 3 */
+	tap_is(npg_count_of(&w, 1000), 4, "leader, two threads and a child count");
+	tap_is(npg_sys_execve(&w, 1).kind, NPG_R_OK, "execve from a thread");
+	tap_is(npg_count_of(&w, 1000), 2, "... the old leader and the other thread are released");
+	tap_ok(w.tasks[0].state == NPG_TASK_REAPED && w.tasks[3].state == NPG_TASK_REAPED,
+	       "... neither is left a zombie");
+	tap_ok(w.tasks[1].leader == 1 && w.tasks[1].parent == NPG_HARNESS,
+	       "... the thread leads the process and has the leader's parent");
+	tap_is(w.tasks[2].parent, 1, "... the process's child is the thread's now");
+	tap_is(npg_sys_wait(&w, 1, 2).kind, NPG_R_RUNNING, "... and the thread may wait for it");
+	tap_is(npg_sys_exit(&w, 1, 0).kind, NPG_R_OK, "exit from it is the process's exit");
+	tap_is(npg_count_of(&w, 1000), 1, "... the child lives on, reparented");
+}
+
 int main(void)
 {
 	fresh();
@@ -186,6 +207,7 @@ int main(void)
 	tap_is(npg_count_of(&w, 1000), 0, "an orphan is reaped at once by its new parent");
 
 	test_kill();
+	test_execve_from_thread();
 	npg_world_free(&w);
 	return tap_done();
 }

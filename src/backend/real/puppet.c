@@ -173,14 +173,13 @@ static void do_wait(int sock, pid_t child)
  * lookup (do_execveat_common()), so an ENOENT means that test had already
  * passed and cleared PF_NPROC_EXCEEDED: a second attempt cannot differ.
  */
-static void do_execve(int sock, const char *file)
+static void exec_image(const char *file)
 {
 	char *argv[] = { "nprocguard", "__puppet", NULL };
 	char path[32];
 
 	if (file[0]) {	/* a declared file: missing, or a set-id / file-capability copy */
 		execve(file, argv, environ);
-		send_result(sock, NPG_R_ERRNO, errno, 0);
 		return;
 	}
 	syscall(SYS_execveat, NPG_PUPPET_EXE_FD, "", argv, environ, AT_EMPTY_PATH);
@@ -188,7 +187,34 @@ static void do_execve(int sock, const char *file)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", NPG_PUPPET_EXE_FD);
 		execve(path, argv, environ);
 	}
-	send_result(sock, NPG_R_ERRNO, errno, 0);
+}
+
+/*
+ * The new image finds its socket at NPG_PUPPET_SOCK_FD. A thread's socket
+ * is elsewhere, and that descriptor is the leader's: it is put aside
+ * (close-on-exec, so a successful exec drops it and the leader's
+ * connection ends with the old leader) and put back if the exec fails.
+ * The leader, blocked reading its socket meanwhile, holds the file itself
+ * and is not disturbed.
+ */
+static void do_execve(int sock, bool thread, const char *file)
+{
+	int saved = -1, err;
+
+	if (thread) {
+		saved = fcntl(NPG_PUPPET_SOCK_FD, F_DUPFD_CLOEXEC, NPG_PUPPET_SOCK_FD + 1);
+		if (saved < 0 || dup2(sock, NPG_PUPPET_SOCK_FD) < 0) {
+			send_result(sock, NPG_R_ERRNO, errno, 0);
+			return;
+		}
+	}
+	exec_image(file);
+	err = errno;
+	if (thread) {
+		dup2(saved, NPG_PUPPET_SOCK_FD);
+		close(saved);
+	}
+	send_result(sock, NPG_R_ERRNO, err, 0);
 }
 
 static void do_capset(int sock, const struct npg_op *op)
@@ -271,7 +297,7 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 		do_capset(sock, op);
 		return;
 	case NPG_OP_EXECVE:
-		do_execve(sock, m->path);
+		do_execve(sock, thread, m->path);
 		return;
 	case NPG_OP_KILL:
 		/* to its own group, the answer is the caller's death */

@@ -231,8 +231,10 @@ static int wait_task_settled(const struct real_task *t, bool want_gone)
 
 static struct real_task *task_by_pid(struct real_priv *r, pid_t pid)
 {
+	/* not gone: after an execve from a thread, the old leader's entry had this pid */
 	for (int i = 0; i < r->sc->ntasks; i++)
-		if (r->tasks[i].created && r->tasks[i].pid == pid && r->tasks[i].tid == pid)
+		if (r->tasks[i].created && !r->tasks[i].gone && r->tasks[i].pid == pid &&
+		    r->tasks[i].tid == pid)
 			return &r->tasks[i];
 	return NULL;
 }
@@ -828,6 +830,28 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
 
+/*
+ * A thread's execve succeeded: it now has the leader's pid (de_thread()),
+ * and the old leader was released without a zombie. Its entry is gone,
+ * its socket ended with it; its pidfd (the process's) is the thread's now.
+ */
+static void take_over_leader(struct real_priv *r, struct real_task *t,
+			     const struct npg_wire_msg *hello)
+{
+	struct real_task *old = task_by_pid(r, t->pid);
+
+	if (old && old != t) {
+		old->alive = false;
+		old->gone = true;
+		if (old->sock >= 0)
+			close(old->sock);
+		old->sock = -1;
+		t->pidfd = old->pidfd;
+		old->pidfd = -1;
+	}
+	t->tid = hello->tid;
+}
+
 static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 				     struct real_task *t, const struct npg_stmt *st)
 {
@@ -844,6 +868,8 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 	if (m.kind == NPG_WIRE_RESULT)
 		return (struct npg_result){ .kind = m.result, .value = m.value };
 	/* the new image said hello: de_thread() took the other threads */
+	if (t->tid != t->pid)
+		take_over_leader(r, t, &m);
 	mark_group_gone(r, t->pid, true);
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
