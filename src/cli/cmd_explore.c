@@ -340,7 +340,7 @@ static void print_table(const struct opts *o, struct cell (*cells)[NPG_MAX_PROPS
 	for (int c = 0; c < ncol; c++) {
 		const char *name = c < o->x.nprops ? o->x.props[c].name : "always/never";
 
-		printf(" %-*s", (int)strlen(name) > w ? (int)strlen(name) : w, name);
+		printf(" %-*s", c == ncol - 1 ? 0 : (int)strlen(name) > w ? (int)strlen(name) : w, name);
 	}
 	printf("\n");
 	for (int p = 0; p < NPG_NPOLICIES; p++) {
@@ -352,7 +352,7 @@ static void print_table(const struct opts *o, struct cell (*cells)[NPG_MAX_PROPS
 			char text[48];
 
 			cell_text(&cells[p][c], text, sizeof(text));
-			printf(" %-*s", (int)strlen(name) > w ? (int)strlen(name) : w, text);
+			printf(" %-*s", c == ncol - 1 ? 0 : (int)strlen(name) > w ? (int)strlen(name) : w, text);
 		}
 		printf("\n");
 	}

@@ -1,0 +1,179 @@
+#!/bin/sh
+# nprocguard explore: concurrent programs, properties over every
+# interleaving, shortest counterexamples that replay, bounds, bad input.
+. "$(dirname "$0")/lib.sh"
+A="$TOP/scenarios/article"
+C="$A/concurrent"
+
+test_expect "the verdict table reproduces the article's claims on the seed scenarios" '
+	expect_exit 1 "$NPG" explore -q "$A" &&
+	cat >"$TMP/want" <<-\EOT &&
+	POLICY           no-root-after-failed-drop limit-holds          no-collateral-execve-failure no-stale-failure     setuid-never-fails   always/never
+	linux-2.4        holds                     violated (3 steps)   holds                        holds                holds                holds
+	linux-2.6        violated (5 steps)        holds                holds                        holds                violated (3 steps)   holds
+	ow-2006          holds                     holds                holds                        holds                violated (3 steps)   violated (4 steps)
+	kulikov-2011     holds                     violated (3 steps)   violated (4 steps)           holds                holds                holds
+	brown-flag-2011  holds                     violated (3 steps)   holds                        violated (5 steps)   holds                holds
+	linux-3.1        holds                     violated (3 steps)   holds                        holds                holds                holds
+	linux-5.14       holds                     violated (3 steps)   holds                        holds                holds                holds
+	linux-6          holds                     violated (3 steps)   holds                        holds                holds                holds
+	EOT
+	head -9 "$TMP/stdout" >"$TMP/got" &&
+	diff -u "$TMP/want" "$TMP/got"
+'
+
+test_expect "a directory gives its concurrent files only; the sequential ones are left to run" '
+	expect_exit 1 "$NPG" explore -q --policy linux-2.6 -s "$A" &&
+	test "$(grep -c "states stored" "$TMP/stdout")" = 5 &&
+	! grep -q "article/03-unchecked-drop" "$TMP/stdout"
+'
+
+test_expect "the stale failure is found in the fewest steps: fork, setrlimit, setuid, one exit, execve" '
+	expect_exit 1 "$NPG" explore --policy brown-flag-2011 -P no-stale-failure "$C/03-peslyak-stale-flag.npg" &&
+	grep -q "no-stale-failure violated in 5 steps" "$TMP/stdout" &&
+	grep -q "^     4  w[12] *exit" "$TMP/stdout" &&
+	grep -q "^     5  session *execve /bin/sh *EAGAIN" "$TMP/stdout" &&
+	grep -q "while its user has 2 tasks, at or below its limit 2" "$TMP/stdout"
+'
+
+test_expect "symmetry reduction stores fewer states and finds counterexamples of the same length" '
+	for pol in linux-2.4 linux-2.6 ow-2006 kulikov-2011 brown-flag-2011 linux-3.1 linux-5.14 linux-6; do
+		for f in "$C"/*.npg; do
+			"$NPG" explore -q -s --policy $pol "$f" >"$TMP/sym" 2>&1
+			"$NPG" explore -q -s --no-symmetry --policy $pol "$f" >"$TMP/nosym" 2>&1
+			"$NPG" explore --policy $pol "$f" | grep -o "violated in [0-9]* steps*" >"$TMP/a"
+			"$NPG" explore --no-symmetry --policy $pol "$f" | grep -o "violated in [0-9]* steps*" >"$TMP/b"
+			cmp -s "$TMP/a" "$TMP/b" || { echo "$pol $f: lengths differ"; exit 1; }
+			s=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/sym")
+			n=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/nosym")
+			test "$s" -le "$n" || { echo "$pol $f: $s > $n"; exit 1; }
+		done
+	done &&
+	"$NPG" explore -q -s --policy linux-6 "$C/04-fork-setuid-bypass.npg" >"$TMP/sym";
+	"$NPG" explore -q -s --no-symmetry --policy linux-6 "$C/04-fork-setuid-bypass.npg" >"$TMP/nosym";
+	s=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/sym") &&
+	n=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/nosym") &&
+	test "$s" -lt "$n"
+'
+
+test_expect "every counterexample is a sequential scenario that run replays on the model" '
+	mkdir "$TMP/cx" &&
+	expect_exit 1 "$NPG" explore -q --out "$TMP/cx" "$A" &&
+	test "$(ls "$TMP/cx"/*.npg | wc -l)" -ge 20 &&
+	test "$(ls "$TMP/cx"/*.dot | wc -l)" = "$(ls "$TMP/cx"/*.npg | wc -l)" &&
+	"$NPG" run "$TMP/cx"/*.npg >"$TMP/run" &&
+	tail -1 "$TMP/run" | grep -q "0 failed"
+'
+
+if [ "$(id -u)" = 0 ]; then
+	test_expect "the linux-6 counterexample replays on the running kernel" '
+		mkdir "$TMP/real" &&
+		"$NPG" explore -q --policy linux-6 -P limit-holds --out "$TMP/real" "$C/04-fork-setuid-bypass.npg";
+		f=$(ls "$TMP/real"/*.npg) &&
+		"$NPG" run --real -u "$NPG_TEST_UID_BASE" "$f" >"$TMP/real.out" &&
+		grep -q "expectations: .* held, 0 failed" "$TMP/real.out"
+	'
+else
+	test_skip "the linux-6 counterexample replays on the running kernel" "needs root"
+fi
+
+test_expect "--dot writes a message-sequence chart with one lane per task" '
+	expect_exit 1 "$NPG" explore -q --policy kulikov-2011 -P no-collateral-execve-failure \
+		--dot "$TMP/cx.dot" "$C/02-kulikov-2011-collateral.npg" &&
+	grep -q "^digraph counterexample" "$TMP/cx.dot" &&
+	grep -q "label=\"innocent\"" "$TMP/cx.dot" &&
+	grep -q "label=\"session\"" "$TMP/cx.dot" &&
+	grep -q "www=3" "$TMP/cx.dot"
+'
+
+test_expect "a sequential file is explored as its one interleaving" '
+	expect_exit 1 "$NPG" explore --policy linux-2.6 -P no-root-after-failed-drop "$A/03-unchecked-drop.npg" &&
+	grep -q "violated in 4 steps" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" explore --policy linux-6 -P no-root-after-failed-drop "$A/03-unchecked-drop.npg"
+'
+
+test_expect "run says a concurrent file is for explore" '
+	expect_exit 2 "$NPG" run "$C/04-fork-setuid-bypass.npg" &&
+	grep -q "04-fork-setuid-bypass.npg:13:1: a concurrent program" "$TMP/stderr" &&
+	test "$(wc -l <"$TMP/stderr")" = 1
+'
+
+test_expect "a bound is said and exits 3, never a silent partial answer" '
+	expect_exit 3 "$NPG" explore --policy linux-6 --max-states 3 "$C/04-fork-setuid-bypass.npg" &&
+	grep -q "search incomplete: --max-states 3" "$TMP/stderr" &&
+	grep -q "limit-holds unknown" "$TMP/stdout" &&
+	expect_exit 3 "$NPG" explore -q --policy linux-6 --max-depth 2 "$C/04-fork-setuid-bypass.npg" &&
+	grep -q "search incomplete: --max-depth 2" "$TMP/stderr" &&
+	expect_exit 3 "$NPG" explore -q "$A" --max-states 5 &&
+	grep -q "unknown (bound)" "$TMP/stdout"
+'
+
+test_expect "limit-holds+k: three sessions put www at L+2, not beyond" '
+	expect_exit 0 "$NPG" explore --policy linux-6 -P limit-holds+2 "$C/04-fork-setuid-bypass.npg" &&
+	expect_exit 1 "$NPG" explore --policy linux-6 -P limit-holds+1 "$C/04-fork-setuid-bypass.npg" &&
+	grep -q "www has 4 tasks, over its limit 2 + 1" "$TMP/stdout"
+'
+
+write() { cat >"$TMP/$1"; }
+
+test_expect "bad programs are reported as file:line:col" '
+	write bad1.npg <<-\EOT &&
+	user www 1000
+	task a uid www
+	a runs:
+	    fork b
+	    frobnicate
+	    repeat 0: fork c
+	    if it maybe: exit
+	b runs:
+	    setuid nobody
+	ghost runs:
+	    exit
+	never a colour == red
+	EOT
+	expect_exit 2 "$NPG" explore "$TMP/bad1.npg" &&
+	grep -q "bad1.npg:5:5: unknown operation .frobnicate." "$TMP/stderr" &&
+	grep -q "bad1.npg:6:12: expected .repeat N: OPERATION. with N from 1 to 64" "$TMP/stderr" &&
+	grep -q "bad1.npg:7:5: expected .if it failed: OPERATION." "$TMP/stderr" &&
+	grep -q "bad1.npg:9:12: " "$TMP/stderr" &&
+	grep -q "bad1.npg:10:1: no task .ghost. is declared or forked" "$TMP/stderr" &&
+	grep -q "bad1.npg:12:7: " "$TMP/stderr"
+'
+
+test_expect "steps outside a program, unknown properties and options are refused" '
+	write bad2.npg <<-\EOT &&
+	user www 1000
+	task a uid www
+	a: setuid www
+	a runs:
+	    exit
+	EOT
+	expect_exit 2 "$NPG" explore "$TMP/bad2.npg" &&
+	grep -q "bad2.npg:3:1: a step or check outside a .runs:. block" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" explore -P limit-holds+x "$C" &&
+	grep -q "unknown property" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" explore --max-states 0 "$C" &&
+	expect_exit 2 "$NPG" explore "$TMP/missing.npg" &&
+	grep -q "missing.npg: No such file" "$TMP/stderr"
+'
+
+test_expect "always/never over a repeated task is checked for each of them" '
+	write fam.npg <<-\EOT &&
+	user root 0
+	user www 1000 procs 1
+	task daemon uid root
+	daemon runs:
+	    repeat 2: fork s
+	s runs:
+	    setrlimit nproc 1 1
+	    setuid www
+	never s flag
+	always count www <= 2
+	EOT
+	expect_exit 1 "$NPG" explore --policy linux-3.1 -P limit-holds+5 "$TMP/fam.npg" &&
+	grep -q "never s flag. does not hold for s.[12]" "$TMP/stdout" &&
+	grep -q "always count www <= 2. does not hold" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" explore --policy linux-2.6 -P limit-holds+5 "$TMP/fam.npg"
+'
+
+test_done
