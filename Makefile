@@ -182,6 +182,10 @@ install: $(BIN) $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO)
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	sed -e 's|@BINDIR@|$(BINDIR)|' doc/systemd/nprocguard-pin.service.in \
 	  >$(DESTDIR)$(SYSTEMDUNITDIR)/nprocguard-pin.service
+	# the metrics timer: installed, not enabled (systemctl enable --now nprocguard-metrics.timer)
+	sed -e 's|@BINDIR@|$(BINDIR)|' doc/systemd/nprocguard-metrics.service.in \
+	  >$(DESTDIR)$(SYSTEMDUNITDIR)/nprocguard-metrics.service
+	install -m 0644 doc/systemd/nprocguard-metrics.timer $(DESTDIR)$(SYSTEMDUNITDIR)/nprocguard-metrics.timer
 
 clean:
 	rm -rf build build-san build-fuzz
