@@ -924,11 +924,7 @@ int npg_cmd_status(int argc, char **argv)
 	}
 	if (rc == NPG_EXIT_OK && partial)
 		rc = NPG_EXIT_PARTIAL;
-	/* a full disk or a closed pipe must not pass for a complete answer */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "nprocguard status: write error: %s\n", strerror(errno));
-		rc = NPG_EXIT_USAGE;
-	}
+	/* a write error on stdout is reported, exit 2, by npg_close_stdout() at exit */
 	free(rows);
 	npg_scan_free(&scan);
 	npg_usernames_free(names);
