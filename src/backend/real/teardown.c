@@ -158,6 +158,8 @@ static void on_fatal_signal(int sig)
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
 		;
 	remove_paths();
+	if (isatty(STDERR_FILENO))
+		put("\r\033[K");	/* over a progress line, if one is shown */
 	put("nprocguard: interrupted by ");
 	put(signame(sig));
 	if (file) {
