@@ -57,14 +57,31 @@ struct npg_world *npg_model_world(struct npg_backend *b)
 	return b->priv ? &((struct model_priv *)b->priv)->world : NULL;
 }
 
+static struct npg_result sys_call(struct npg_world *w, int t, const void *arg);
+
 struct npg_result npg_model_step(struct npg_world *w, const struct npg_stmt *st)
 {
-	const struct npg_op *op = &st->op;
-	int t = st->task;
+	struct npg_result r;
+	int *order;
+
+	if (!npg_alive(&w->tasks[st->task]))
+		return (struct npg_result){ .kind = NPG_R_DEAD };
+	if (!st->op.glibc)
+		return sys_call(w, st->task, &st->op);
+	order = calloc((size_t)w->ntasks + 1, sizeof(*order));
+	if (!order)
+		return (struct npg_result){ .kind = NPG_R_ERRNO, .value = ENOMEM };
+	r = npg_glibc_setxid(w, st->task, order, sys_call, &st->op);
+	free(order);
+	return r;
+}
+
+/* One raw system call, @arg the operation, by task @t */
+static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
+{
+	const struct npg_op *op = arg;
 	uint64_t eff, prm;
 
-	if (!npg_alive(&w->tasks[t]))
-		return (struct npg_result){ .kind = NPG_R_DEAD };
 	switch (op->code) {
 	case NPG_OP_FORK:
 	case NPG_OP_THREAD:

@@ -101,6 +101,22 @@ struct npg_result npg_sys_keepcaps(struct npg_world *w, int t, bool on);
 struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
 				 uint64_t permitted);
 struct npg_result npg_sys_execve(struct npg_world *w, int t);
+/*
+ * glibc's set*id in a threaded process (glibc_setxid.c): @raw, the raw
+ * system call, on every thread of @t's process in glibc's order (written
+ * to @order, room for every task), @t last. npg_glibc_setxid_order()
+ * gives that order alone; both return the number of threads / the result.
+ */
+int npg_glibc_setxid_order(const struct npg_world *w, int t, int *order);
+/* The same order over any bookkeeping: @live_thread(i) says whether task i
+ * is a live thread of the caller's process (the real backend's, too) */
+int npg_glibc_order(int ntasks, int caller, int leader, bool (*live_thread)(int i, void *arg),
+		    void *arg, int *order);
+struct npg_result npg_glibc_setxid(struct npg_world *w, int t, int *order,
+				   struct npg_result (*raw)(struct npg_world *w, int t,
+							    const void *arg),
+				   const void *arg);
+
 /* kill(@target's process, @sig): 0 or a signal whose default action is to terminate */
 struct npg_result npg_sys_kill(struct npg_world *w, int t, int target, int sig);
 bool npg_kill_ok_by_cred(const struct npg_task *cur, const struct npg_task *target);

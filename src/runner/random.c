@@ -124,8 +124,8 @@ static void step(struct gen *g)
 		b = pick(&g->rng, g->ntasks);
 		out(g, "%s: wait %s\n", who, g->t[b].name);
 		break;
-	case 6: case 7:
-		out(g, "%s: setuid %s\n", who, any_id(g, false));
+	case 6: case 7:	/* raw, or glibc's wrapper on every thread */
+		out(g, "%s: %ssetuid %s\n", who, pick(&g->rng, 3) ? "" : "glibc ", any_id(g, false));
 		break;
 	case 8:
 		out(g, "%s: seteuid %s\n", who, any_id(g, false));
@@ -134,8 +134,8 @@ static void step(struct gen *g)
 		out(g, "%s: setreuid %s %s\n", who, any_id(g, true), any_id(g, true));
 		break;
 	case 10:
-		out(g, "%s: setresuid %s %s %s\n", who, any_id(g, true), any_id(g, true),
-		    any_id(g, true));
+		out(g, "%s: %ssetresuid %s %s %s\n", who, pick(&g->rng, 3) ? "" : "glibc ",
+		    any_id(g, true), any_id(g, true), any_id(g, true));
 		break;
 	case 11:
 		out(g, "%s: setfsuid %s\n", who, any_id(g, false));

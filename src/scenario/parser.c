@@ -1218,10 +1218,17 @@ static void mark_dead(struct parser *p, int t)
 			p->dead[i] = true;
 }
 
+/* glibc's INLINE_SETXID_SYSCALL wrappers (nptl/nptl_setxid.c); setfsuid is per thread */
+static bool glibc_broadcasts(enum npg_opcode code)
+{
+	return (code >= NPG_OP_SETUID && code <= NPG_OP_SETRESUID) ||
+	       (code >= NPG_OP_SETGID && code <= NPG_OP_SETRESGID) || code == NPG_OP_SETGROUPS;
+}
+
 static void parse_step(struct parser *p)
 {
 	struct npg_stmt *st = new_stmt(p, NPG_STMT_STEP);
-	int arrow = find_arrow(p);
+	int arrow = find_arrow(p), opi;
 	const struct op_spec *spec;
 
 	if (!task_ref(p, 0, &st->task))
@@ -1233,15 +1240,25 @@ static void parse_step(struct parser *p)
 	}
 	if (!expect_word(p, 2, "an operation"))
 		goto bad;
-	for (spec = op_specs; spec->name && !tok_is(&p->tok[2], spec->name); spec++)
+	/* "glibc OP": the set*id wrapper that applies OP to every thread */
+	opi = tok_is(&p->tok[2], "glibc") ? 3 : 2;
+	if (opi == 3 && !expect_word(p, 3, "a set*id operation after 'glibc'"))
+		goto bad;
+	for (spec = op_specs; spec->name && !tok_is(&p->tok[opi], spec->name); spec++)
 		;
 	if (!spec->name) {
-		error_at(p, p->tok[2].col, "unknown operation '%.*s%s'", TOKLEN(p->tok[2].len),
-			 p->tok[2].start, TOKCUT(p->tok[2].len));
+		error_at(p, p->tok[opi].col, "unknown operation '%.*s%s'", TOKLEN(p->tok[opi].len),
+			 p->tok[opi].start, TOKCUT(p->tok[opi].len));
 		goto bad;
 	}
+	if (opi == 3 && !glibc_broadcasts(spec->code)) {
+		error_at(p, p->tok[3].col, "glibc applies set*uid, set*gid and setgroups to every "
+			 "thread; not '%s'", spec->name);
+		goto bad;
+	}
+	st->op.glibc = opi == 3;
 	st->text = stmt_text(p, 2, arrow);
-	if (!parse_op(p, st, spec, 3, arrow))
+	if (!parse_op(p, st, spec, opi + 1, arrow))
 		goto bad;
 	if (arrow < p->ntok && !parse_expect(p, st, arrow))
 		goto bad;

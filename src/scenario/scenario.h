@@ -34,6 +34,7 @@ struct npg_op {
 	npg_id groups[NPG_NGROUPS];
 	int file;		/* execve: 1 + index into the scenario's files, 0: a plain program */
 	struct npg_exec_file exec;	/* execve: what that file is (a copy of the declaration) */
+	bool glibc;		/* set*id: glibc's wrapper, applied to every thread of the process */
 };
 
 /* Apply a capset step to the current sets; shared by every backend. */

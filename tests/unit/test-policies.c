@@ -143,6 +143,45 @@ static void test_execve_missing(const char *name, bool flagged, const int want[3
 	}
 }
 
+static struct npg_result raw_setuid_www(struct npg_world *w, int t, const void *arg)
+{
+	(void)arg;
+	return npg_sys_setuid(w, t, false, WWW);
+}
+
+/*
+ * glibc's setuid() from the leader of a process with 2 extra threads, www
+ * already at K: the i-th thread to switch (the newest thread first, the
+ * caller last) meets K + i, and is flagged iff K + i > L (linux-6) or
+ * K + i >= L (linux-3.1).
+ */
+static void test_glibc_setuid(const char *name, bool strictly_over)
+{
+	for (long k = L - 2; k <= L; k++) {
+		struct npg_world w;
+		int order[4];
+		struct npg_result r;
+
+		world(&w, P(name), 0, NPG_CAP_ALL);
+		npg_sys_fork(&w, 0, 1, true);
+		npg_sys_fork(&w, 0, 2, true);
+		npg_count_add(&w, WWW, k);
+		r = npg_glibc_setxid(&w, 0, order, raw_setuid_www, NULL);
+		tap_is(r.kind, NPG_R_OK, "%s: glibc setuid with K=%ld, L=%d", name, k, L);
+		tap_ok(order[0] == 2 && order[1] == 1 && order[2] == 0,
+		       "%s: ... newest thread first, the caller last", name);
+		for (int i = 0; i < 3; i++) {
+			bool want = strictly_over ? k + i > L : k + i >= L;
+
+			tap_ok(w.tasks[order[i]].nproc_exceeded == want,
+			       "%s: ... thread %d to switch meets %ld: flag %s", name, i, k + i,
+			       want ? "set" : "clear");
+		}
+		tap_is(npg_count_of(&w, WWW), k + 3, "%s: ... all three moved to www", name);
+		npg_world_free(&w);
+	}
+}
+
 static void test_fork_clears_flag(const char *name, bool parent_cleared)
 {
 	struct npg_world w;
@@ -218,6 +257,22 @@ int main(void)
 	test_execve_missing("linux-5.14", true, exec_gt);
 	test_execve_missing("linux-6", true, exec_gt);
 	test_execve_missing("linux-6", false, all_ok);
+
+	test_glibc_setuid("linux-6", true);
+	test_glibc_setuid("linux-3.1", false);
+	/* linux-2.6: a later thread fails where an earlier one switched: abort() */
+	{
+		struct npg_world w;
+		int order[4];
+
+		world(&w, P("linux-2.6"), 0, NPG_CAP_ALL);
+		npg_sys_fork(&w, 0, 1, true);
+		npg_count_add(&w, WWW, L - 1);
+		tap_ok(npg_glibc_setxid(&w, 0, order, raw_setuid_www, NULL).kind == NPG_R_KILLED &&
+		       w.tasks[0].exit_signal == SIGABRT,
+		       "linux-2.6: glibc setuid that fails on the caller only: killed SIGABRT");
+		npg_world_free(&w);
+	}
 
 	test_fork_clears_flag("brown-flag-2011", false);
 	test_fork_clears_flag("linux-3.1", true);

@@ -326,6 +326,10 @@ static void serve(int sock, bool thread)
 
 void npg_puppet_main(int sock)
 {
+	/* an abort() (glibc's setxid failure) must leave no core file behind */
+	struct rlimit no_core = { 0, 0 };
+
+	setrlimit(RLIMIT_CORE, &no_core);
 	say_hello(sock);
 	serve(sock, false);
 }

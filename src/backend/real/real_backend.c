@@ -897,6 +897,9 @@ static struct npg_result step_kill(struct npg_backend *b, struct real_priv *r,
 		return died(b, r, leader ? leader : t);
 	if (got < 0 || m.kind != NPG_WIRE_RESULT)
 		return broken(b, "answer");
+	/* a fatal signal to its own group: the caller dies, answered or not */
+	if (m.result == NPG_R_OK && st->op.value != 0 && tt->alive && tt->pid == t->pid)
+		return died(b, r, leader ? leader : t);
 	if (m.result != NPG_R_OK || st->op.value == 0 || !tt->alive)
 		return (struct npg_result){ .kind = m.result, .value = m.value };
 	if (wait_process_exited(tt) < 0)
@@ -905,6 +908,79 @@ static struct npg_result step_kill(struct npg_backend *b, struct real_priv *r,
 	mark_group_gone(r, tt->pid, true);
 	reap_children(r);
 	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
+struct real_group {
+	const struct real_priv *r;
+	pid_t pid;
+};
+
+static bool real_live_thread(int i, void *arg)
+{
+	const struct real_group *g = arg;
+	const struct real_task *t = &g->r->tasks[i];
+
+	return t->created && t->alive && !t->gone && t->pid == g->pid;
+}
+
+/*
+ * glibc's set*id in a threaded process: the raw call on each thread in
+ * glibc's signalling order, the caller last (npg_glibc_order()), one at a
+ * time -- glibc's handlers run concurrently, and the order they happen to
+ * take would make the counts each thread meets vary from run to run. A
+ * thread whose result differs from an earlier one's makes glibc abort():
+ * the caller is told to raise SIGABRT, and dies of it.
+ */
+static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_priv *r,
+					   struct real_task *t, const struct npg_stmt *st)
+{
+	struct real_group g = { r, t->pid };
+	struct real_task *leader = task_by_pid(r, t->pid);
+	int *order = calloc((size_t)r->sc->ntasks + 1, sizeof(*order));
+	int n, first_error = -1;
+	struct npg_result res = { .kind = NPG_R_OK };
+
+	if (!order)
+		return broken(b, "out of memory");
+	n = npg_glibc_order(r->sc->ntasks, st->task, leader ? (int)(leader - r->tasks) : st->task,
+			    real_live_thread, &g, order);
+	for (int k = 0; k < n; k++) {
+		struct real_task *th = &r->tasks[order[k]];
+		struct npg_wire_msg m;
+		int got, error;
+
+		if (send_cmd(r, th, st, 0, -1) < 0) {
+			free(order);
+			return broken(b, "send");
+		}
+		got = recv_timed(th->sock, &m, NULL);
+		if (got == 0) {
+			free(order);
+			return died(b, r, leader ? leader : t);
+		}
+		if (got < 0 || m.kind != NPG_WIRE_RESULT) {
+			free(order);
+			return broken(b, "answer");
+		}
+		res = (struct npg_result){ .kind = m.result, .value = m.value };
+		error = m.result == NPG_R_ERRNO ? (int)m.value : 0;
+		if (first_error >= 0 && error != first_error) {
+			struct npg_stmt abort_st = *st;
+
+			abort_st.op.code = NPG_OP_KILL;
+			abort_st.op.value = SIGABRT;
+			free(order);
+			if (send_cmd(r, t, &abort_st, t->pid, -1) < 0)
+				return broken(b, "send");
+			/* its death, not an answer, is expected; either way wait for it */
+			if (recv_timed(t->sock, &m, NULL) < 0)
+				return broken(b, "abort");
+			return died(b, r, leader ? leader : t);
+		}
+		first_error = error;
+	}
+	free(order);
+	return res;
 }
 
 static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt *st)
@@ -935,6 +1011,8 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 			return unreproducible(b, "the scenario's hard RLIMIT_NPROC is above this "
 					      "process's, and CAP_SYS_RESOURCE is not held here");
 	}
+	if (st->op.glibc)
+		return step_glibc_setxid(b, r, t, st);
 	switch (st->op.code) {
 	case NPG_OP_FORK:
 	case NPG_OP_THREAD:
