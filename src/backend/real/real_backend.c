@@ -680,6 +680,17 @@ static void mark_touched(struct real_priv *r)
 	}
 }
 
+/* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
+static bool ucounts_keyed_on_euid(const struct npg_policy *p)
+{
+	struct npg_cred old = { 0 }, new = { 0 };
+
+	if (!p || !p->set_cred_ucounts)
+		return false;
+	new.uid = (struct npg_ids){ 1, 2, 2, 2 };
+	return p->set_cred_ucounts(&old, &new) == 2;
+}
+
 static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 {
 	struct real_priv *r = b->priv;
@@ -732,7 +743,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	 * Kernels before 3.4 have no child subreaper (EINVAL): their orphans
 	 * go to init, and real_stop() waits for the window to empty instead.
 	 */
-	r->ucounts_by_euid = r->host->policy && r->host->policy->set_cred_ucounts;
+	r->ucounts_by_euid = ucounts_keyed_on_euid(r->host->policy);
 	r->subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 	if ((!r->subreaper && errno != EINVAL) ||
 	    (r->exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0 ||
