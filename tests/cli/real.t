@@ -174,24 +174,24 @@ test_expect "SIGTERM while the users processes start leaves nothing, at once" '
 '
 
 test_expect "SIGINT during --then ends the run as interrupted and kills the command" '
-	timeout --preserve-status -s INT 1.5 "$NPG" run --real -u $BASE --then "sleep 37.25" \
+	timeout --preserve-status -s INT 1.5 "$NPG" run --real -u $BASE --then "sleep 1$$.25" \
 		"$S/article/01-cgiwrap.npg" >"$TMP/then.out" 2>"$TMP/then.err"; rc=$?
 	cat "$TMP/then.err"
 	test $rc -eq 130 &&
 	grep -q "interrupted by SIGINT at .*01-cgiwrap.npg:[0-9]* (the --then command" "$TMP/then.err" &&
-	! pgrep -f "sleep 37.25" && no_leftovers
+	! pgrep -f "sleep 1$$.25" && no_leftovers
 '
 
 test_expect "SIGTERM during --then: the same, with nothing orphaned" '
-	timeout --preserve-status -s TERM 1.5 "$NPG" run --real -u $BASE --then "sleep 37.5 & sleep 37.5" \
+	timeout --preserve-status -s TERM 1.5 "$NPG" run --real -u $BASE --then "sleep 1$$.5 & sleep 1$$.5" \
 		"$S/article/01-cgiwrap.npg" >"$TMP/then.out" 2>"$TMP/then.err"; rc=$?
 	test $rc -eq 143 && grep -q "interrupted by SIGTERM" "$TMP/then.err" &&
-	! pgrep -f "sleep 37.5" && no_leftovers
+	! pgrep -f "sleep 1$$.5" && no_leftovers
 '
 
 test_expect "the --then command ends with its background jobs when it exits" '
-	expect_exit 0 "$NPG" run --real -u $BASE --then "sleep 37.75 & true" "$S/article/01-cgiwrap.npg" &&
-	! pgrep -f "sleep 37.75" && no_leftovers
+	expect_exit 0 "$NPG" run --real -u $BASE --then "sleep 1$$.75 & true" "$S/article/01-cgiwrap.npg" &&
+	! pgrep -f "sleep 1$$.75" && no_leftovers
 '
 
 test_expect "without root the real backend says so and exits 2" '
