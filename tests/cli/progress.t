@@ -37,6 +37,11 @@ test_expect "TAP on a terminal: no line keeps a piece of the progress line" '
 	! shown | grep -q "nprocguard run:" &&
 	test "$(shown | grep -c "^ok ")" -eq 20001
 '
+test_expect "NPG_PROGRESS=0 keeps a terminal free of it (a guest's serial port)" '
+	NPG_PROGRESS=0 on_tty "\"$NPG\" run -p linux-6 \"$TMP/long.npg\"" &&
+	! grep -aq "nprocguard run:" "$TMP/tty" &&
+	shown | grep -q "^20001 expectations: 20001 held, 0 failed$"
+'
 test_expect "not on a terminal: nothing but the report" '
 	NPG_PROGRESS_AFTER_MS=0 "$NPG" run -p linux-6 "$TMP/long.npg" >"$TMP/out" 2>"$TMP/err" &&
 	! test -s "$TMP/err"

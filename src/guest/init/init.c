@@ -141,6 +141,8 @@ int main(void)
 			dprintf(2, "nprocguard guest /init: cannot enter %s: %s\n", cwd, strerror(errno));
 			_exit(126);
 		}
+		/* the serial ports are terminals nobody watches: no progress line */
+		setenv("NPG_PROGRESS", "0", 1);
 		execv("/bin/nprocguard", argv);
 		dprintf(2, "nprocguard guest /init: cannot run /bin/nprocguard: %s\n", strerror(errno));
 		_exit(127);
