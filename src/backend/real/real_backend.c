@@ -994,7 +994,54 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 	return res;
 }
 
+/*
+ * 5.14-5.16 set_user() tests the caller's old ucounts -- a root caller's is
+ * root's, which here counts the machine's own processes -- unless the
+ * caller is capable(CAP_SYS_RESOURCE or CAP_SYS_ADMIN):
+ *	if (is_ucounts_overlimit(new->ucounts, UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC)) &&
+ *	    new_user != INIT_USER && !capable(CAP_SYS_RESOURCE) && !capable(CAP_SYS_ADMIN))
+ *		current->flags |= PF_NPROC_EXCEEDED;
+ * So the flag such a call leaves cannot be reproduced: the step runs, and
+ * the task is not trusted after it.
+ */
+static bool flag_depends_on_roots_count(struct real_priv *r, const struct real_task *t,
+					const struct npg_stmt *st)
+{
+	struct npg_proc_task pt;
+	npg_id ruid = st->op.id[0];
+
+	if (!r->ucounts_by_euid || t->tainted || !t->alive || !t->created)
+		return false;
+	if (st->op.code != NPG_OP_SETUID && st->op.code != NPG_OP_SETREUID &&
+	    st->op.code != NPG_OP_SETRESUID)
+		return false;
+	if (ruid == NPG_ID_NONE || ruid == 0 || npg_proc_read_task(t->pid, t->tid, &pt) < 0)
+		return false;
+	if (map_id(r, ruid) == pt.uid[0] || (pt.uid[0] != 0 && !r->charged_unknown[0]))
+		return false;
+	return !npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) &&
+	       !npg_cap_has(pt.cap_eff, NPG_CAP_SYS_ADMIN);
+}
+
+static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st);
+
 static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt *st)
+{
+	struct real_priv *r = b->priv;
+	struct real_task *t = &r->tasks[st->task];
+	bool unknowable = flag_depends_on_roots_count(r, t, st);
+	struct npg_result res = real_step_run(b, st);
+
+	if (!unknowable || res.kind == NPG_R_UNREPRODUCIBLE)
+		return res;
+	taint(t, "5.14-5.16 set_user() compares the caller's old count, root's here, which "
+	      "includes the machine's own processes (the caller lacks CAP_SYS_RESOURCE and "
+	      "CAP_SYS_ADMIN)");
+	mark_touched(r);
+	return unreproducible(b, t->why);
+}
+
+static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st)
 {
 	struct real_priv *r = b->priv;
 	struct real_task *t = &r->tasks[st->task];
