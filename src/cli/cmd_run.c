@@ -39,8 +39,8 @@ static void usage(void)
 	       " -h, --help           display this help\n\n"
 	       "With one policy, text output is a step-by-step trace; with several, a\n"
 	       "side-by-side table, one column per policy.\n\n"
-	       "Limits of a scenario file: 16 MiB, 256 tasks (exited ones included), 64 user\n"
-	       "and group names, procs 0-100000, 32 supplementary groups per task, 64 words a\n"
+	       "Limits of a scenario file: 16 MiB, 4096 tasks (exited ones included), 1024\n"
+	       "user and group names, procs 0-100000, 32 supplementary groups per task, 64 words a\n"
 	       "line (doc/scenario-language.md, \"Limits of the language\").\n\n"
 	       "Exit status: 0 every expectation held, 1 one failed, 2 usage or syntax error.\n");
 }

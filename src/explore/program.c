@@ -361,9 +361,9 @@ static void compile_programs(struct compiler *c)
 	struct npg_cprog *cp = c->cp;
 	struct npg_scenario *sc = cp->sc;
 
-	c->queue = xcalloc(256 + 1, sizeof(int));
-	c->header_of = xcalloc(256 + 1, sizeof(int));
-	for (int t = 0; t < 256; t++)
+	c->queue = xcalloc(NPG_MAX_TASKS + 1, sizeof(int));
+	c->header_of = xcalloc(NPG_MAX_TASKS + 1, sizeof(int));
+	for (int t = 0; t < NPG_MAX_TASKS; t++)
 		c->header_of[t] = -1;
 	for (int t = 0; t < sc->ntasks; t++)
 		if (sc->tasks[t].initial)
@@ -607,11 +607,11 @@ struct npg_cprog *npg_cprog_load(const char *path, FILE *err)
 	free(decl);
 	if (!cp->sc)
 		goto fail;
-	/* room for every task the parser may add (its limit is 256) */
-	cp->progs = xcalloc(256 + 1, sizeof(*cp->progs));
-	cp->family = xcalloc(256 + 1, sizeof(int));
-	cp->klass = xcalloc(256 + 1, sizeof(int));
-	for (int t = 0; t <= 256; t++)
+	/* room for every task the parser may add (its limit is NPG_MAX_TASKS) */
+	cp->progs = xcalloc(NPG_MAX_TASKS + 1, sizeof(*cp->progs));
+	cp->family = xcalloc(NPG_MAX_TASKS + 1, sizeof(int));
+	cp->klass = xcalloc(NPG_MAX_TASKS + 1, sizeof(int));
+	for (int t = 0; t <= NPG_MAX_TASKS; t++)
 		cp->family[t] = -1;
 	if (cp->concurrent) {
 		for (int i = 0; i < cp->sc->nstmts; i++) {
@@ -624,7 +624,7 @@ struct npg_cprog *npg_cprog_load(const char *path, FILE *err)
 		compile_programs(&c);
 	} else {
 		sequential_program(cp);
-		c.header_of = xcalloc(256 + 1, sizeof(int));
+		c.header_of = xcalloc(NPG_MAX_TASKS + 1, sizeof(int));
 	}
 	compile_properties(&c);
 	if (cp->concurrent)
@@ -661,7 +661,7 @@ void npg_cprog_free(struct npg_cprog *cp)
 	if (!cp)
 		return;
 	if (cp->progs)
-		for (int t = 0; t <= 256; t++)
+		for (int t = 0; t <= NPG_MAX_TASKS; t++)
 			free_prog(&cp->progs[t]);
 	free_prog(&cp->seq);
 	for (int i = 0; i < cp->nalways; i++) {

@@ -18,9 +18,9 @@
 #define TOKEN_SHOWN 64
 #define TOKLEN(len) ((int)((len) > TOKEN_SHOWN ? TOKEN_SHOWN : (len)))
 #define TOKCUT(len) ((len) > TOKEN_SHOWN ? "..." : "")
-#define MAX_TASKS 256		/* declared and created, exited ones included */
+#define MAX_TASKS NPG_MAX_TASKS
 #define MAX_FILE (16u << 20)	/* bytes of one scenario file */
-#define MAX_NAMES 64
+#define MAX_NAMES NPG_MAX_NAMES
 
 struct parser {
 	const char *file;

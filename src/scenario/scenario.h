@@ -104,6 +104,14 @@ struct npg_file {
 
 #define NPG_MAX_FILES 16	/* files declared in one scenario */
 
+/*
+ * The language's limits (doc/scenario-language.md, "Limits of the
+ * language"): tasks count every `task` and every task forked or started,
+ * exited ones included; names count users and groups together.
+ */
+#define NPG_MAX_TASKS 4096
+#define NPG_MAX_NAMES 1024
+
 struct npg_scenario {
 	char *file;
 	char *title;

@@ -28,18 +28,18 @@ test_expect "a 1 MB bad token is cut in the error message" '
 	test "$(wc -c <"$TMP/stderr")" -lt 400 &&
 	grep -q "tok.npg:3:4: unknown operation .y\{64\}\.\.\.." "$TMP/stderr"
 '
-test_expect "256 tasks are accepted, exited ones counted; the 257th is refused by name" '
+test_expect "4096 tasks are accepted, exited ones counted; the 4097th is refused by name" '
 	{ echo "user root 0"; echo "task t0 uid root"; i=1
-	  while [ $i -lt 256 ]; do echo "t0: fork t$i"; echo "t$i: exit"; i=$((i + 1)); done; } >"$TMP/tasks.npg" &&
+	  while [ $i -lt 4096 ]; do echo "t0: fork t$i"; echo "t$i: exit"; i=$((i + 1)); done; } >"$TMP/tasks.npg" &&
 	expect_exit 0 "$NPG" run -p linux-6 "$TMP/tasks.npg" &&
-	echo "t0: fork t256" >>"$TMP/tasks.npg" &&
-	expect_exit 2 "$NPG" run -p linux-6 "$TMP/tasks.npg" && grep -q "more than 256 tasks" "$TMP/stderr"
+	echo "t0: fork t4096" >>"$TMP/tasks.npg" &&
+	expect_exit 2 "$NPG" run -p linux-6 "$TMP/tasks.npg" && grep -q "more than 4096 tasks" "$TMP/stderr"
 '
-test_expect "64 user and group names are accepted; the 65th is refused by name" '
-	{ echo "task d uid 0"; i=1; while [ $i -le 64 ]; do echo "user u$i $i"; i=$((i + 1)); done; } >"$TMP/names.npg" &&
+test_expect "1024 user and group names are accepted; the 1025th is refused by name" '
+	{ echo "task d uid 0"; i=1; while [ $i -le 1024 ]; do echo "user u$i $i"; i=$((i + 1)); done; } >"$TMP/names.npg" &&
 	sed -i "1{h;d};\$G" "$TMP/names.npg" &&
 	expect_exit 0 "$NPG" run -p linux-6 "$TMP/names.npg" &&
-	sed -i "\$i user u65 65" "$TMP/names.npg" &&
-	expect_exit 2 "$NPG" run -p linux-6 "$TMP/names.npg" && grep -q "more than 64 users and groups" "$TMP/stderr"
+	sed -i "\$i user u1025 1025" "$TMP/names.npg" &&
+	expect_exit 2 "$NPG" run -p linux-6 "$TMP/names.npg" && grep -q "more than 1024 users and groups" "$TMP/stderr"
 '
 test_done
