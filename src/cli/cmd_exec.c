@@ -178,13 +178,22 @@ static void enter_new_session(void)
 	fflush(NULL);
 	session_child = fork();
 	if (session_child < 0) {
-		int err = errno;
+		int err = errno, found = 0;
 		char cause[1100];
 
-		fprintf(stderr, "nprocguard exec: unable to fork for a new session: %s%s%s\n",
-			strerror(err), err == EAGAIN ? ": " : "",
-			err == EAGAIN && npg_explain_cause(getpid(), NPG_EXPLAIN_FORK, cause,
-							   sizeof(cause)) == 1 ? cause : "");
+		/* the cause as `nprocguard explain` names it; when it names none,
+		 * say so rather than end the message with a dangling ": " */
+		if (err == EAGAIN)
+			found = npg_explain_cause(getpid(), NPG_EXPLAIN_FORK, cause, sizeof(cause));
+		if (found == 1)
+			fprintf(stderr, "nprocguard exec: unable to fork for a new session: %s: %s\n",
+				strerror(err), cause);
+		else if (found == 0 && err == EAGAIN)
+			fprintf(stderr, "nprocguard exec: unable to fork for a new session: %s (no limit "
+				"that `nprocguard explain` reads refuses a fork now)\n", strerror(err));
+		else
+			fprintf(stderr, "nprocguard exec: unable to fork for a new session: %s\n",
+				strerror(err));
 		exit(EXIT_SYSCALL);
 	}
 	if (session_child == 0) {

@@ -167,6 +167,16 @@ test_expect "a setgroups that returns 0 but changes nothing is caught" '
 test_expect "a regainable root (setuid(0) succeeds afterwards) is caught" '
 	inject_refused setuid 0 "setuid(0) succeeded after the drop: root can be regained"
 '
+# the session fork refused by something no limit explains (an injected
+# EAGAIN): the message says no limit refuses, never ends in a bare ": "
+# (LeakSanitizer needs a thread at exit, which the injection refuses)
+test_expect "--new-session fork failing with no limit at fault: no dangling colon" '
+	rm -f "$TMP/ran"
+	ASAN_OPTIONS=detect_leaks=0 expect_exit 111 "$INJECT" clone,clone3,fork,vfork EAGAIN -- \
+		"$NPG" exec -s -u $U -g $G -- touch "$TMP/ran" &&
+	grep -qx "nprocguard exec: unable to fork for a new session: Resource temporarily unavailable (no limit that .nprocguard explain. reads refuses a fork now)" "$TMP/stderr" &&
+	! grep -q ": \$" "$TMP/stderr" && ! test -e "$TMP/ran"
+'
 
 # RLIMIT_NPROC: three processes of the user already run.
 # LeakSanitizer needs a thread at exit, which RLIMIT_NPROC refuses here
