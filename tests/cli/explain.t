@@ -15,6 +15,9 @@ CG2=/sys/fs/cgroup/unified/npg-explain-$$
 # user's processes, the puppets in our cgroups and namespaces, the cgroups.
 cleanup() {
 	pkill -9 -u "$U" 2>/dev/null
+	# the next test counts the user's tasks: wait until the killed are reaped
+	n=0
+	while pgrep -u "$U" >/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 	for cg in "$CG1" "$CG2"; do
 		[ -d "$cg" ] || continue
 		for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
@@ -119,6 +122,34 @@ test_expect "RLIMIT_NPROC: a test user at its limit of 3; explain, status --chec
 	grep -q "fork fails with EAGAIN: user $U (uid $U): 3 tasks .*3 + 1 > 3: fork fails with EAGAIN" "$TMP/stdout"
 '
 cleanup
+
+# A child user namespace made by the test user (unshare -U --map-root-user,
+# as the user: its owner), RLIMIT_NPROC 3 set inside it, a puppet forking
+# there until EAGAIN; one more process of the user outside. On 5.14+ the
+# kernel charges each task at its own level (the namespace, uid U, 0
+# inside) and at the parent's (the initial namespace, uid U: the owner).
+if unshare -U --map-root-user true 2>/dev/null; then
+	test_expect "user namespace: each level of the ucounts chain with its count, the own level refuses" '
+		setpriv --reuid=$U --regid=$U --clear-groups sleep 1000 &
+		rm -f "$TMP/fk"
+		setpriv --reuid=$U --regid=$U --clear-groups unshare -U --map-root-user \
+			prlimit --nproc=3:3 perl "$FORKER" >"$TMP/fk" 2>&1 &
+		wait_for "$TMP/fk" "after" && grep -q "^EAGAIN after 2$" "$TMP/fk" &&
+		P=$(pgrep -u $U -o perl) &&
+		NS=$(stat -L -c %i /proc/$P/ns/user) && INIT=$(stat -L -c %i /proc/self/ns/user) &&
+		expect_exit 1 "$NPG" explain --pid $P --source proc &&
+		grep -q "^user namespace $NS (level 1, the task.s own): uid $U, 0 inside: 3 tasks charged here, RLIMIT_NPROC 3 (soft, pid $P perl)$" "$TMP/stdout" &&
+		grep -q "the task.s own user namespace: 3 + 1 > 3: fork fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
+		grep -q "^user namespace $INIT (level 0, initial): uid $U, owner of namespace $NS: 4 tasks charged here, limit the RLIMIT_NPROC its creator had when namespace $NS was made$" "$TMP/stdout" &&
+		grep -q "4 + 1 against a limit at creation not visible (ns->rlimit_max is not in /proc): not checked$" "$TMP/stdout" &&
+		grep -q "^note: pid $P is in a user namespace at level 1" "$TMP/stdout" &&
+		expect_exit 1 "$NPG" explain --pid $P -J &&
+		grep -q "\"userns\": \[{\"level\": 1, \"inode\": $NS, \"uid\": $U, \"uid_inside\": 0, \"count\": 3, \"limit\": 3, \"limit_visible\": true}, {\"level\": 0, \"inode\": $INIT, \"uid\": $U, \"uid_inside\": $U, \"count\": 4, \"limit\": null, \"limit_visible\": false}\]" "$TMP/stdout"
+	'
+	cleanup
+else
+	test_skip "user namespace levels made for real" "unshare -U is refused here (user.max_user_namespaces 0, or no user namespaces)"
+fi
 
 test_expect "execve: PF_NPROC_EXCEEDED and the re-check; exec names the same cause" '
 	for i in 1 2 3; do setpriv --reuid=$U --regid=$U --clear-groups sleep 100 & done

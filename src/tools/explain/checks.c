@@ -76,8 +76,8 @@ static long user_count(const struct npg_explain_facts *f)
  * policy of this kernel decides; the task's capabilities count only in
  * the initial user namespace (capable() asks init_user_ns).
  */
-static void model_world(const struct npg_explain_facts *f, const struct npg_policy *p,
-			struct npg_world *w)
+static void model_world_at(const struct npg_explain_facts *f, const struct npg_policy *p,
+			   long count, uint64_t soft, struct npg_world *w)
 {
 	struct npg_cred cred;
 
@@ -86,10 +86,16 @@ static void model_world(const struct npg_explain_facts *f, const struct npg_poli
 	cred.cap_effective = f->init_userns ? f->cap_eff : 0;
 	cred.cap_permitted = cred.cap_effective;
 	npg_world_init(w, p, 1);
-	npg_task_spawn(w, 0, &cred, f->nproc_soft, f->nproc_hard);
-	/* npg_task_spawn() charged the task itself: add the rest of the user's count */
-	npg_count_add(w, w->tasks[0].cred.charged_to, user_count(f) - 1);
+	npg_task_spawn(w, 0, &cred, soft, soft > f->nproc_hard ? soft : f->nproc_hard);
+	/* npg_task_spawn() charged the task itself: add the rest of the count */
+	npg_count_add(w, w->tasks[0].cred.charged_to, count - 1);
 	w->tasks[0].nproc_exceeded = f->flagged;
+}
+
+static void model_world(const struct npg_explain_facts *f, const struct npg_policy *p,
+			struct npg_world *w)
+{
+	model_world_at(f, p, user_count(f), f->nproc_soft, w);
 }
 
 /* Who copy_process() lets past the limit, in the words of the source */
@@ -158,6 +164,86 @@ static void check_rlimit(const struct npg_explain_facts *f, const struct npg_pol
 			 (long long)f->nproc_soft - n);
 }
 
+/*
+ * 1, for a task in a child user namespace on 5.14+: is_rlimit_overlimit()
+ * walks the task's ucounts up to the initial namespace (kernel/ucount.c:
+ * for (iter = ucounts; iter; iter = iter->ns->ucounts)), comparing the
+ * count at its own level with its RLIMIT_NPROC, and at each level above
+ * with get_userns_rlimit_max(iter->ns): the RLIMIT_NPROC the namespace's
+ * creator had at create_user_ns() (set_userns_rlimit_max(), 6.5+;
+ * set_rlimit_ucount_max(ns, UCOUNT_RLIMIT_NPROC, ...) 5.14-6.4). The own
+ * level is asked of the policy; a level whose limit /proc cannot show is
+ * reported with its count and not decided.
+ */
+static void check_rlimit_userns(const struct npg_explain_facts *f, const struct npg_policy *p,
+				enum npg_explain_op op, struct npg_explain *e)
+{
+	const char *what = op == NPG_EXPLAIN_THREAD ? "clone(CLONE_THREAD)" : "fork";
+	const char *ex = exemption(f);
+
+	for (int i = 0; i < f->nuserns; i++) {
+		const struct npg_userns_level *l = &f->userns[i];
+		struct npg_explain_check *c = add(e, "rlimit_nproc", i == 0
+			? "copy_process(): is_rlimit_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC) (5.14+), "
+			  "the task's own user namespace"
+			: "copy_process(): is_rlimit_overlimit(): get_userns_rlimit_max(), a parent "
+			  "user namespace (kernel/ucount.c, 5.14+)");
+		char inside[48] = "", lim[32];
+		bool over;
+
+		if (l->uid_inside >= 0 && (uint32_t)l->uid_inside != l->uid)
+			snprintf(inside, sizeof(inside), ", %lld inside", (long long)l->uid_inside);
+		c->used = l->count;
+		c->limit = l->limit >= 0 ? (long)l->limit : -1;
+		if (i == 0) {
+			limit_text(f->nproc_soft, lim, sizeof(lim));
+			snprintf(c->subject, sizeof(c->subject),
+				 "user namespace %llu (level %d, the task's own): uid %u%s: %ld %s charged "
+				 "here, RLIMIT_NPROC %s (soft, pid %d %s)", l->inode, l->level, l->uid,
+				 inside, l->count, plural(l->count, "task", "tasks"), lim, (int)f->pid,
+				 f->comm);
+		} else
+			snprintf(c->subject, sizeof(c->subject),
+				 "user namespace %llu (level %d%s): uid %u%s, owner of namespace %llu: %ld "
+				 "%s charged here, limit the RLIMIT_NPROC its creator had when namespace %llu "
+				 "was made", l->inode, l->level, l->level == 0 ? ", initial" : "", l->uid,
+				 inside, f->userns[i - 1].inode, l->count, plural(l->count, "task", "tasks"),
+				 f->userns[i - 1].inode);
+		if (l->count < 0) {
+			snprintf(c->verdict, sizeof(c->verdict), "count unreadable: not checked");
+			c->applies = false;
+			continue;
+		}
+		if (i > 0) {
+			snprintf(c->verdict, sizeof(c->verdict), "%ld + 1 against a limit at creation not "
+				 "visible (ns->rlimit_max is not in /proc): not checked", l->count);
+			c->applies = false;
+			continue;
+		}
+		if (f->nproc_soft == UINT64_MAX) {
+			snprintf(c->verdict, sizeof(c->verdict), "RLIMIT_NPROC unlimited: ok");
+			continue;
+		}
+		{
+			struct npg_world w;
+
+			model_world_at(f, p, l->count, f->nproc_soft, &w);
+			c->refuses = p->copy_process(&w, &w.tasks[0]) == -EAGAIN;
+			npg_world_free(&w);
+		}
+		over = npg_count_over(l->count + 1, f->nproc_soft);
+		if (c->refuses)
+			snprintf(c->verdict, sizeof(c->verdict), "%ld + 1 > %s: %s fails with EAGAIN",
+				 l->count, lim, what);
+		else if (over && ex)
+			snprintf(c->verdict, sizeof(c->verdict), "%ld + 1 > %s, but %s: ok", l->count,
+				 lim, ex);
+		else
+			snprintf(c->verdict, sizeof(c->verdict), "%ld + 1 <= %s: ok (%lld left)", l->count,
+				 lim, (long long)f->nproc_soft - l->count);
+	}
+}
+
 /* 2. kernel.threads-max */
 static void check_threads(const struct npg_explain_facts *f, struct npg_explain *e)
 {
@@ -189,13 +275,28 @@ static void check_pids(const struct npg_explain_facts *f, struct npg_explain *e)
 
 		if (l->level == 0)
 			snprintf(level, sizeof(level), "init");
-		else
+		else if (i == f->npidns - 1)
 			snprintf(level, sizeof(level), "level %d, the task's own", l->level);
+		else
+			snprintf(level, sizeof(level), "level %d", l->level);
 		c->used = l->used;
 		c->limit = l->pid_max;
 		snprintf(c->subject, sizeof(c->subject),
 			 "pid namespace (%s): kernel.pid_max %ld, pids in use %ld", level, l->pid_max,
 			 l->used);
+		/* the probe into this level takes a pid here and at every level
+		 * above: it tells this level apart only if the one above let a
+		 * probe through */
+		if (l->pid_max == -2 && i > 1 && f->pidns[i - 1].pid_max == -2) {
+			snprintf(c->subject, sizeof(c->subject),
+				 "pid namespace (%s): kernel.pid_max unreadable, pids in use %ld", level,
+				 l->used);
+			snprintf(c->verdict, sizeof(c->verdict), "a probe fork into it failed with EAGAIN, "
+				 "as did one into the level above: which of them is full is not known "
+				 "here: not checked");
+			c->applies = false;
+			continue;
+		}
 		if (l->pid_max == -2) {
 			/* the reader of pid_max had to be forked inside: alloc_pid() refused it */
 			snprintf(c->subject, sizeof(c->subject),
@@ -268,10 +369,18 @@ static void check_execve(const struct npg_explain_facts *f, const struct npg_pol
 	struct npg_explain_check *c = add(e, "nproc_exceeded",
 		"do_execveat_common(): PF_NPROC_EXCEEDED && is_rlimit_overlimit() (3.1+)");
 	struct npg_world w;
-	long n = user_count(f);
+	/* in a child user namespace (5.14+) the re-check starts at the task's own level */
+	bool own = f->nuserns > 1 && f->userns[0].count >= 0;
+	long n = own ? f->userns[0].count : user_count(f);
 	char lim[32];
 
 	user_subject(f, c);
+	if (own)
+		snprintf(c->subject, sizeof(c->subject), "user namespace %llu (level %d, the task's "
+			 "own): uid %u: %ld %s charged here, RLIMIT_NPROC %s (soft, pid %d %s)",
+			 f->userns[0].inode, f->userns[0].level, f->ruid, n, plural(n, "task", "tasks"),
+			 f->nproc_soft == UINT64_MAX ? "unlimited" : (limit_text(f->nproc_soft, lim,
+			 sizeof(lim)), lim), (int)f->pid, f->comm);
 	c->used = n;
 	c->limit = f->nproc_soft == UINT64_MAX ? -1 : (long)f->nproc_soft;
 	limit_text(f->nproc_soft, lim, sizeof(lim));
@@ -280,7 +389,7 @@ static void check_execve(const struct npg_explain_facts *f, const struct npg_pol
 			 p->name);
 		return;
 	}
-	model_world(f, p, &w);
+	model_world_at(f, p, n, f->nproc_soft, &w);
 	c->refuses = p->execve(&w, &w.tasks[0]) == -EAGAIN;
 	npg_world_free(&w);
 	if (c->refuses)
@@ -315,7 +424,12 @@ void npg_explain_decide(const struct npg_explain_facts *f, enum npg_explain_op o
 		if (f->have_task)
 			check_execve(f, p, e);
 	} else {
-		if (f->have_task)
+		/* 5.14+ count per user namespace level; before, per user_struct only */
+		bool child_first = strcmp(p->name, "linux-6") == 0 || strcmp(p->name, "linux-5.14") == 0;
+
+		if (f->have_task && f->nuserns > 1 && child_first)
+			check_rlimit_userns(f, p, op, e);
+		else if (f->have_task)
 			check_rlimit(f, p, op, e);
 		check_threads(f, e);
 		check_pids(f, e);

@@ -18,12 +18,34 @@
 
 #define NPG_EXPLAIN_MAX_CGROUPS 16
 #define NPG_EXPLAIN_MAX_PIDNS 8		/* pid namespace levels shown (the kernel allows 32) */
+#define NPG_EXPLAIN_MAX_USERNS 8	/* user namespace levels shown (the kernel allows 32) */
 
 enum npg_explain_op { NPG_EXPLAIN_FORK, NPG_EXPLAIN_THREAD, NPG_EXPLAIN_EXECVE };
+
+/*
+ * One level of the task's user namespace chain, as the kernel's ucounts
+ * hold it (5.14+): inc_rlimit_ucounts() charges a new task to (its user
+ * namespace, its uid), then to (the parent namespace, the owner of the
+ * namespace below), up to the initial namespace; is_rlimit_overlimit()
+ * compares each with the task's RLIMIT_NPROC at its own level and, above,
+ * with the RLIMIT_NPROC its creator had when create_user_ns() made the
+ * namespace below (set_userns_rlimit_max(); ns->ucount_max before 6.5).
+ */
+struct npg_userns_level {
+	int level;		/* 0: the initial user namespace (our own) */
+	unsigned long long inode;	/* of the namespace (/proc/PID/ns/user) */
+	uint32_t uid;		/* the uid charged here, as the initial namespace names it */
+	int64_t uid_inside;	/* the same uid as the namespace itself names it; -1 unmapped */
+	uint32_t owner;		/* its creator's euid (NS_GET_OWNER_UID); level > 0 */
+	long count;		/* tasks charged to (namespace, uid); -1 unknown */
+	int64_t limit;		/* own level: soft RLIMIT_NPROC, -1 unlimited; above: -2
+				   (captured at creation, not visible in /proc) */
+};
 
 /* One level of the task's pid namespace chain: alloc_pid() takes a pid at each. */
 struct npg_pidns_level {
 	int level;		/* 0: the initial pid namespace */
+	unsigned long long inode;	/* of the namespace; 0 unknown */
 	long pid_max;		/* kernel.pid_max there; -1 unknown; -2 unknown, but a
 				   probe fork into it just failed with EAGAIN */
 	long used;		/* pids in use there (tasks of it and its descendants); -1 unknown */
@@ -44,6 +66,9 @@ struct npg_explain_facts {
 	uint64_t cap_eff;
 	bool init_userns;		/* its credentials are in the initial user namespace */
 	int userns_level;		/* -1: unknown */
+	int nuserns;			/* levels in userns[]: 0 unread (--sysroot, or initial) */
+	struct npg_userns_level userns[NPG_EXPLAIN_MAX_USERNS];	/* the task's own level first */
+	long userns_unread;		/* tasks whose user namespace could not be read */
 	bool flagged;			/* PF_NPROC_EXCEEDED */
 	uint64_t nproc_soft, nproc_hard;	/* UINT64_MAX: unlimited */
 
@@ -56,7 +81,8 @@ struct npg_explain_facts {
 	/* the machine */
 	long threads_max, nr_threads;	/* -1: unknown */
 	int npidns;
-	struct npg_pidns_level pidns[NPG_EXPLAIN_MAX_PIDNS];
+	struct npg_pidns_level pidns[NPG_EXPLAIN_MAX_PIDNS];	/* the initial namespace first */
+	int pidns_hidden;		/* levels between, deeper than pidns[] holds: not read */
 	int ncgroups;
 	struct npg_pids_cgroup cgroups[NPG_EXPLAIN_MAX_CGROUPS];	/* innermost first */
 };
@@ -86,7 +112,8 @@ struct npg_explain_check {
 	long used, limit;		/* the numbers compared; limit -1 for none */
 };
 
-#define NPG_EXPLAIN_MAX_CHECKS (8 + NPG_EXPLAIN_MAX_CGROUPS + NPG_EXPLAIN_MAX_PIDNS)
+#define NPG_EXPLAIN_MAX_CHECKS (8 + NPG_EXPLAIN_MAX_CGROUPS + NPG_EXPLAIN_MAX_PIDNS + \
+				NPG_EXPLAIN_MAX_USERNS)
 
 struct npg_explain {
 	enum npg_explain_op op;

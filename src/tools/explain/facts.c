@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -228,15 +231,230 @@ static int count_live(struct npg_explain_facts *f, const char *source, char *why
 }
 
 /*
- * kernel.pid_max of the pid namespace of @pid, as a task inside reads it
- * (per namespace since 6.14, where the sysctl answers for the reader's
- * active namespace): a child joins it with setns() and forks a reader.
- * -1 when we may not (not root) or it is unreadable; -2 when the reader
- * could not be forked with EAGAIN: the namespace has no free pid.
+ * Namespaces met while walking, each with its parent: NS_GET_PARENT
+ * (nsfs, 4.9+) on a /proc/PID/ns/ file answers the parent namespace, and
+ * EPERM at the top we may see (the initial namespace, from it).
  */
-static long pid_max_inside(pid_t pid)
+struct ns_node {
+	unsigned long long ino, parent;	/* parent 0: the top */
+	uint32_t owner;			/* user namespaces: NS_GET_OWNER_UID */
+};
+
+struct ns_map {
+	struct ns_node *n;
+	int len, cap;
+};
+
+static struct ns_node *ns_find(const struct ns_map *m, unsigned long long ino)
 {
-	char path[64];
+	for (int i = 0; i < m->len; i++)
+		if (m->n[i].ino == ino)
+			return &m->n[i];
+	return NULL;
+}
+
+/* The namespace of @fd (closed here) and its ancestors, entered into @m. */
+static struct ns_node *ns_walk(struct ns_map *m, int fd)
+{
+	struct ns_node *first = NULL, *prev = NULL;
+
+	while (fd >= 0) {
+		struct ns_node *node;
+		struct stat st;
+		uid_t owner = 0;
+		int pfd;
+
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			return NULL;
+		}
+		if (prev)
+			prev->parent = st.st_ino;
+		if ((node = ns_find(m, st.st_ino))) {
+			close(fd);
+			return first ? first : node;
+		}
+		if (m->len == m->cap) {
+			struct ns_node *more = realloc(m->n, (size_t)(m->cap ? m->cap * 2 : 64) *
+							     sizeof(*more));
+
+			if (!more) {
+				close(fd);
+				return NULL;
+			}
+			/* pointers into the old array move with it */
+			if (first)
+				first = more + (first - m->n);
+			m->n = more;
+			m->cap = m->cap ? m->cap * 2 : 64;
+		}
+		node = &m->n[m->len++];
+		node->ino = st.st_ino;
+		node->parent = 0;
+		node->owner = ioctl(fd, NS_GET_OWNER_UID, &owner) == 0 ? owner : UINT32_MAX;
+		if (!first)
+			first = node;
+		pfd = ioctl(fd, NS_GET_PARENT);
+		close(fd);
+		prev = node;
+		fd = pfd;
+	}
+	return first;
+}
+
+/* "user:[4026531837]" -> 4026531837 */
+static unsigned long long ns_ino(const char *link)
+{
+	const char *p = strchr(link, '[');
+
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* The namespace of kind @kind ("user", "pid") of process @pid, entered into @m. */
+static struct ns_node *ns_of(struct ns_map *m, const char *pid, const char *kind)
+{
+	char rel[96], link[64];
+	struct ns_node *node;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "/proc/%.20s/ns/%s", pid, kind);
+	if (link_rooted("", rel, link, sizeof(link)) < 0)
+		return NULL;
+	if ((node = ns_find(m, ns_ino(link))))
+		return node;
+	fd = open(rel, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? NULL : ns_walk(m, fd);
+}
+
+/* The uid @uid of the initial namespace as @pid's user namespace names it; -1 unmapped. */
+static int64_t uid_inside(pid_t pid, uint32_t uid)
+{
+	char rel[64], buf[4096], *line, *save = NULL;
+
+	snprintf(rel, sizeof(rel), "/proc/%d/uid_map", (int)pid);
+	if (read_rooted("", rel, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long in, out, n;
+
+		if (sscanf(line, "%llu %llu %llu", &in, &out, &n) == 3 && uid >= out && uid - out < n)
+			return (int64_t)(in + (uid - out));
+	}
+	return -1;
+}
+
+/*
+ * The tasks charged at each level of the task's ucounts chain: a task in
+ * namespace N with real uid u is charged to (N, u), then to (parent of N,
+ * owner of N), and so on up (inc_rlimit_ucounts(): iter = iter->ns->ucounts).
+ * Threads count, each with its own real uid; zombies count until reaped.
+ */
+static void count_userns(struct npg_explain_facts *f, struct ns_map *m)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+
+	if (!proc) {
+		for (int j = 0; j < f->nuserns; j++)
+			f->userns[j].count = -1;
+		return;
+	}
+	while ((d = readdir(proc))) {
+		char path[96], rel[160], buf[4096];
+		struct ns_node *node;
+		struct dirent *t;
+		DIR *tasks;
+
+		if (atoi(d->d_name) <= 0)
+			continue;
+		if (!(node = ns_of(m, d->d_name, "user"))) {
+			f->userns_unread++;
+			continue;
+		}
+		/* ns_walk() may have moved the array: keep the inode, not the pointer */
+		unsigned long long ns = node->ino;
+
+		snprintf(path, sizeof(path), "/proc/%.20s/task", d->d_name);
+		if (!(tasks = opendir(path)))
+			continue;
+		while ((t = readdir(tasks))) {
+			const char *uidp;
+			unsigned long long cur = ns;
+			uint32_t uid;
+
+			if (atoi(t->d_name) <= 0)
+				continue;
+			snprintf(rel, sizeof(rel), "/proc/%.20s/task/%.20s/status", d->d_name, t->d_name);
+			if (read_rooted("", rel, buf, sizeof(buf)) < 0 || !(uidp = after(buf, "\nUid:\t")))
+				continue;
+			uid = (uint32_t)strtoul(uidp, NULL, 10);
+			while (cur) {
+				const struct ns_node *n = ns_find(m, cur);
+
+				for (int j = 0; j < f->nuserns; j++)
+					if (f->userns[j].inode == cur && f->userns[j].uid == uid)
+						f->userns[j].count++;
+				if (!n)
+					break;
+				uid = n->owner;
+				cur = n->parent;
+			}
+		}
+		closedir(tasks);
+	}
+	closedir(proc);
+}
+
+/*
+ * The task's user namespace chain (live only: NS_GET_PARENT needs the
+ * namespace file itself): each level's namespace, the uid charged there,
+ * its count, and its limit when /proc shows it.
+ */
+static void read_userns(struct npg_explain_facts *f)
+{
+	struct ns_map m = { NULL, 0, 0 };
+	const struct ns_node *chain[NPG_EXPLAIN_MAX_USERNS + 1];
+	char rel[64];
+	int fd, n = 0;
+
+	if (f->root[0] || f->init_userns)
+		return;
+	snprintf(rel, sizeof(rel), "/proc/%d/ns/user", (int)f->pid);
+	if ((fd = open(rel, O_RDONLY | O_CLOEXEC)) < 0 || !ns_walk(&m, fd))
+		goto out;
+	/* ns_walk() entered the task's namespace first, then each parent */
+	for (const struct ns_node *node = &m.n[0]; node && n <= NPG_EXPLAIN_MAX_USERNS;
+	     node = node->parent ? ns_find(&m, node->parent) : NULL)
+		chain[n++] = node;
+	if (n > NPG_EXPLAIN_MAX_USERNS || n < 2)
+		goto out;	/* deeper than we show: left as unread, and said so */
+	for (int i = 0; i < n; i++) {
+		struct npg_userns_level *l = &f->userns[i];
+
+		l->level = n - 1 - i;
+		l->inode = chain[i]->ino;
+		l->owner = chain[i]->owner;
+		l->uid = i == 0 ? f->ruid : chain[i - 1]->owner;
+		l->uid_inside = i == 0 ? uid_inside(f->pid, f->ruid) : i == n - 1 ? (int64_t)l->uid : -1;
+		l->limit = i > 0 ? -2 : f->nproc_soft == UINT64_MAX ? -1 : (int64_t)f->nproc_soft;
+	}
+	f->nuserns = n;
+	f->userns_level = n - 1;
+	count_userns(f, &m);
+out:
+	free(m.n);
+}
+
+/*
+ * kernel.pid_max of pid namespace @ns (an fd of /proc/PID/ns/pid or a
+ * parent of it), as a task inside reads it (per namespace since 6.14,
+ * where the sysctl answers for the reader's active namespace): a child
+ * joins it with setns() and forks a reader. -1 when we may not (not root)
+ * or it is unreadable; -2 when the reader could not be forked with EAGAIN:
+ * alloc_pid() found no free pid in that namespace or one above it.
+ */
+static long pid_max_inside(int ns)
+{
 	long v = -1;
 	int fds[2], status;
 	pid_t child;
@@ -245,12 +463,9 @@ static long pid_max_inside(pid_t pid)
 		return -1;
 	child = fork();
 	if (child == 0) {
-		int ns;
 		pid_t reader;
 
-		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-		ns = open(path, O_RDONLY | O_CLOEXEC);
-		if (ns < 0 || setns(ns, CLONE_NEWPID) < 0)
+		if (setns(ns, CLONE_NEWPID) < 0)
 			_exit(1);
 		reader = fork();
 		if (reader < 0)
@@ -277,51 +492,66 @@ static long pid_max_inside(pid_t pid)
 	return v;
 }
 
-/* Tasks (threads included) whose pid namespace is @ns: pids in use at that level. */
-static long tasks_in_pidns(const char *ns)
+/*
+ * Pids in use at each level shown: every task whose pid namespace is that
+ * one or below it holds a pid there (alloc_pid() takes one per level).
+ */
+static void count_pidns(struct npg_explain_facts *f, struct ns_map *m)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *d;
-	long used = 0;
 
+	for (int j = 1; j < f->npidns; j++)
+		f->pidns[j].used = proc ? 0 : -1;
 	if (!proc)
-		return -1;
+		return;
 	while ((d = readdir(proc))) {
-		char rel[96], link[64], buf[4096];
+		char rel[96], buf[4096];
+		const struct ns_node *node;
+		unsigned long long cur;
 		const char *thr;
+		long n;
 
-		if (atoi(d->d_name) <= 0)
-			continue;
-		snprintf(rel, sizeof(rel), "/proc/%.20s/ns/pid", d->d_name);
-		if (link_rooted("", rel, link, sizeof(link)) < 0 || strcmp(link, ns) != 0)
-			continue;
+		if (atoi(d->d_name) <= 0 || !(node = ns_of(m, d->d_name, "pid")) || !node->parent)
+			continue;	/* the initial namespace's count is nr_threads */
+		cur = node->ino;
 		snprintf(rel, sizeof(rel), "/proc/%.20s/status", d->d_name);
 		if (read_rooted("", rel, buf, sizeof(buf)) < 0)
 			continue;
-		thr = after(buf, "\nThreads:\t");
-		used += thr ? strtol(thr, NULL, 10) : 1;
+		n = (thr = after(buf, "\nThreads:\t")) ? strtol(thr, NULL, 10) : 1;
+		while (cur) {
+			const struct ns_node *c = ns_find(m, cur);
+
+			for (int j = 1; j < f->npidns; j++)
+				if (f->pidns[j].inode == cur)
+					f->pidns[j].used += n;
+			cur = c ? c->parent : 0;
+		}
 	}
 	closedir(proc);
-	return used;
 }
 
 /*
  * alloc_pid() takes a pid at every level from the task's namespace up to
- * the initial one. Level 0 is read from ROOT/proc; the task's own level,
- * when deeper, from inside it (live only). Levels in between are not
- * shown.
+ * the initial one (kernel/pid.c: for (i = ns->level; i >= 0; i--)). Level
+ * 0 is read from ROOT/proc; the deeper ones, live, through NS_GET_PARENT
+ * on /proc/PID/ns/pid (pid_max from inside each, as root); from a recorded
+ * tree only the task's own level is known to exist, with nothing read.
  */
 static void read_pidns(struct npg_explain_facts *f)
 {
-	char rel[64], buf[8192], ns[64];
+	struct ns_map m = { NULL, 0, 0 };
+	int fds[NPG_EXPLAIN_MAX_PIDNS], nfd = 0, fd;
+	char rel[64], buf[8192];
 	const char *p;
 	int depth = 0;
 
 	f->npidns = 0;
-	f->pidns[0] = (struct npg_pidns_level){ 0, -1, f->nr_threads };
+	f->pidns[0] = (struct npg_pidns_level){ 0, 0, -1, f->nr_threads };
 	if (npg_pid_max_read(f->root, &f->pidns[0].pid_max) < 0)
 		f->pidns[0].pid_max = -1;
 	f->npidns = 1;
+	f->pidns_hidden = 0;
 	if (!f->have_task)
 		return;
 	snprintf(rel, sizeof(rel), "/proc/%d/status", (int)f->pid);
@@ -331,13 +561,43 @@ static void read_pidns(struct npg_explain_facts *f)
 		depth++;
 	if (depth <= 1)
 		return;
-	f->pidns[1] = (struct npg_pidns_level){ depth - 1, -1, -1 };
-	f->npidns = 2;
 	snprintf(rel, sizeof(rel), "/proc/%d/ns/pid", (int)f->pid);
-	if (f->root[0] || link_rooted("", rel, ns, sizeof(ns)) < 0)
+	if (f->root[0] || (fd = open(rel, O_RDONLY | O_CLOEXEC)) < 0) {
+		f->pidns[1] = (struct npg_pidns_level){ depth - 1, 0, -1, -1 };
+		f->npidns = 2;
 		return;
-	f->pidns[1].used = tasks_in_pidns(ns);
-	f->pidns[1].pid_max = pid_max_inside(f->pid);
+	}
+	/* the task's namespace and each parent below the initial one, innermost first */
+	for (int i = 0; i < depth - 1 && fd >= 0; i++) {
+		struct stat st;
+		int pfd = ioctl(fd, NS_GET_PARENT);
+
+		if (nfd < NPG_EXPLAIN_MAX_PIDNS - 1 && fstat(fd, &st) == 0) {
+			f->pidns[nfd + 1] = (struct npg_pidns_level){ depth - 1 - i, st.st_ino, -1, -1 };
+			fds[nfd++] = fd;
+		} else {
+			f->pidns_hidden++;
+			close(fd);
+		}
+		fd = pfd;
+	}
+	if (fd >= 0)
+		close(fd);
+	/* outermost first, as pidns[0] is the initial namespace */
+	for (int i = 0, j = nfd - 1; i < j; i++, j--) {
+		struct npg_pidns_level l = f->pidns[i + 1];
+		int t = fds[i];
+
+		f->pidns[i + 1] = f->pidns[j + 1], f->pidns[j + 1] = l;
+		fds[i] = fds[j], fds[j] = t;
+	}
+	f->npidns = nfd + 1;
+	count_pidns(f, &m);
+	free(m.n);
+	for (int i = 0; i < nfd; i++) {
+		f->pidns[i + 1].pid_max = pid_max_inside(fds[i]);
+		close(fds[i]);
+	}
 }
 
 static void read_machine(struct npg_explain_facts *f, const char *cgroup)
@@ -389,6 +649,7 @@ int npg_explain_gather(struct npg_explain_facts *f, const struct npg_explain_sou
 		f->count_source = "sysroot";
 	} else if (count_live(f, src->bpf_source ? src->bpf_source : "auto", why, whylen) < 0)
 		return -1;
+	read_userns(f);
 	read_machine(f, NULL);
 	return 0;
 }

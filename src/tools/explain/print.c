@@ -14,12 +14,31 @@ static void facts_notes(FILE *out, const struct npg_explain_facts *f)
 {
 	if (!f->have_task)
 		return;
-	if (!f->init_userns)
-		fprintf(out, "note: pid %d is in a user namespace: the kernel also checks each "
-			"ancestor level's count against the RLIMIT_NPROC its creator had "
-			"(enforced_nproc_rlimit(), kernel/ucount.c), which /proc does not show; the "
-			"count above is by real uid in the initial namespace, and its capabilities "
-			"do not exempt it (capable() asks the initial namespace)\n", (int)f->pid);
+	if (!f->init_userns && f->nuserns > 1)
+		fprintf(out, "note: pid %d is in a user namespace at level %d: on 5.14+ each of its "
+			"forks is charged at every level up to the initial one (inc_rlimit_ucounts(), "
+			"kernel/ucount.c), each level's count shown above; a parent level's limit is "
+			"the RLIMIT_NPROC the namespace's creator had when it was made "
+			"(set_userns_rlimit_max() in create_user_ns()), which /proc does not show; "
+			"its capabilities do not exempt it (capable() asks the initial namespace)\n",
+			(int)f->pid, f->userns_level);
+	if (!f->init_userns && f->nuserns > 1 && f->userns_unread > 0)
+		fprintf(out, "note: the user namespace of %ld %s could not be read (exited while "
+			"read, or refused): not counted above\n", f->userns_unread,
+			f->userns_unread == 1 ? "process" : "processes");
+	else if (!f->init_userns)
+		fprintf(out, "note: pid %d is in a user namespace whose chain could not be read "
+			"here (%s): on 5.14+ the kernel also checks each ancestor level's count "
+			"against the RLIMIT_NPROC its creator had (is_rlimit_overlimit(), "
+			"kernel/ucount.c); the count above is by real uid in the initial namespace, "
+			"and its capabilities do not exempt it (capable() asks the initial namespace)\n",
+			(int)f->pid, f->root[0] ? "a recorded tree has no namespace files"
+						: "NS_GET_PARENT refused, or deeper than 8 levels");
+	if (f->pidns_hidden > 0)
+		fprintf(out, "note: %d pid namespace %s between the initial one and the task's are "
+			"not shown (alloc_pid() takes a pid there too; explain shows %d levels)\n",
+			f->pidns_hidden, f->pidns_hidden == 1 ? "level" : "levels",
+			NPG_EXPLAIN_MAX_PIDNS);
 	if (f->flagged_tasks > 0)
 		fprintf(out, "evidence: %ld of the user's tasks carry PF_NPROC_EXCEEDED now (a set*uid "
 			"found the user over the limit)\n", f->flagged_tasks);
@@ -44,9 +63,19 @@ void npg_explain_print_text(FILE *out, const struct npg_explain_facts *f, const 
 		fprintf(out, "answer: %s fails with EAGAIN: %s (kernel %s, policy %s)\n",
 			npg_explain_op_name(e->op), e->checks[e->first_refusal].kernel, f->release,
 			e->policy);
-	else
-		fprintf(out, "answer: %s passes every check now (kernel %s, policy %s)\n",
-			npg_explain_op_name(e->op), f->release, e->policy);
+	else {
+		int unchecked = 0;
+
+		for (int i = 0; i < e->nchecks; i++)
+			unchecked += !e->checks[i].applies;
+		if (unchecked)
+			fprintf(out, "answer: %s passes every check that could be read now; %d not "
+				"checked, as said above (kernel %s, policy %s)\n",
+				npg_explain_op_name(e->op), unchecked, f->release, e->policy);
+		else
+			fprintf(out, "answer: %s passes every check now (kernel %s, policy %s)\n",
+				npg_explain_op_name(e->op), f->release, e->policy);
+	}
 }
 
 static void json_num(FILE *out, const char *key, long v, bool comma)
@@ -93,6 +122,19 @@ void npg_explain_print_json(FILE *out, const struct npg_explain_facts *f, const 
 		fprintf(out, "\"flagged\": %s, \"init_userns\": %s, ", f->flagged ? "true" : "false",
 			f->init_userns ? "true" : "false");
 		json_num(out, "flagged_tasks", f->flagged_tasks, true);
+		fputs("\"userns\": [", out);
+		for (int i = 0; i < f->nuserns; i++) {
+			const struct npg_userns_level *l = &f->userns[i];
+
+			fprintf(out, "%s{\"level\": %d, \"inode\": %llu, \"uid\": %u, ", i ? ", " : "",
+				l->level, l->inode, l->uid);
+			json_num(out, "uid_inside", (long)l->uid_inside, true);
+			json_num(out, "count", l->count, true);
+			/* null: unlimited or, above the task's own level, not visible */
+			json_num(out, "limit", l->limit >= 0 ? (long)l->limit : -1, true);
+			fprintf(out, "\"limit_visible\": %s}", l->limit == -2 ? "false" : "true");
+		}
+		fputs("], ", out);
 		json_str(out, "count_source", f->count_source, false);
 		fputs("}, ", out);
 	} else
