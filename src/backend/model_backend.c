@@ -66,6 +66,18 @@ struct npg_result npg_model_step(struct npg_world *w, const struct npg_stmt *st)
 
 	if (!npg_alive(&w->tasks[st->task]))
 		return (struct npg_result){ .kind = NPG_R_DEAD };
+	/*
+	 * kernel/fork.c, wait_for_vfork_done(): a task in vfork() makes no call
+	 * until its child execs or exits; glibc's set*id waits for every thread
+	 * of the process (__nptl_setxid()), so it waits for that one too.
+	 */
+	if (npg_vfork_waiting(w, st->task))
+		return (struct npg_result){ .kind = NPG_R_SUSPENDED };
+	if (st->op.glibc)
+		for (int i = 0; i < w->ntasks; i++)
+			if (w->tasks[i].leader == w->tasks[st->task].leader &&
+			    npg_alive(&w->tasks[i]) && npg_vfork_waiting(w, i))
+				return (struct npg_result){ .kind = NPG_R_SUSPENDED };
 	if (!st->op.glibc)
 		return sys_call(w, st->task, &st->op);
 	order = calloc((size_t)w->ntasks + 1, sizeof(*order));
@@ -86,6 +98,8 @@ static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
 	case NPG_OP_FORK:
 	case NPG_OP_THREAD:
 		return npg_sys_fork(w, t, op->target, op->code == NPG_OP_THREAD);
+	case NPG_OP_VFORK:
+		return npg_sys_vfork(w, t, op->target);
 	case NPG_OP_EXIT:
 		return npg_sys_exit(w, t, op->value);
 	case NPG_OP_WAIT:

@@ -34,6 +34,12 @@ struct npg_task {
 	int exit_signal;	/* 0, or the signal that killed it */
 	/* signal->rlim[RLIMIT_NPROC]: per process; threads read their leader's */
 	uint64_t nproc_cur, nproc_max;
+	/*
+	 * A vfork() child: 1 + the index of the task that waits for it in
+	 * wait_for_vfork_done() until it execs or exits; 0 for any other task
+	 * or once it has exec'd.
+	 */
+	int vforked_by;
 };
 
 struct npg_count {
@@ -60,6 +66,7 @@ enum npg_result_kind {
 	NPG_R_RUNNING,		/* wait: the child has not exited */
 	NPG_R_DEAD,		/* the task was not alive, so the step did not run */
 	NPG_R_UNREPRODUCIBLE,	/* real backend: this step cannot be made faithfully here */
+	NPG_R_SUSPENDED,	/* the task waits in vfork() for its child: the step did not run */
 };
 
 struct npg_result {
@@ -87,6 +94,9 @@ void npg_task_kill(struct npg_world *w, int t, int sig);
 
 /* System calls, by the task at index @t. */
 struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool thread);
+struct npg_result npg_sys_vfork(struct npg_world *w, int t, int child);
+/* Is @t waiting in vfork() for a child that has neither exec'd nor exited? */
+bool npg_vfork_waiting(const struct npg_world *w, int t);
 struct npg_result npg_sys_exit(struct npg_world *w, int t, int code);
 struct npg_result npg_sys_wait(struct npg_world *w, int t, int child);
 struct npg_result npg_sys_setuid(struct npg_world *w, int t, bool gid, npg_id id);

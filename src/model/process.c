@@ -30,6 +30,7 @@ struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool threa
 		return result(NPG_R_ERRNO, -err);
 	c->state = NPG_TASK_RUNNING;
 	c->exit_code = c->exit_signal = 0;
+	c->vforked_by = 0;
 	if (thread) {
 		c->leader = parent->leader;
 		c->parent = parent->parent;
@@ -41,6 +42,32 @@ struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool threa
 	}
 	npg_count_add(w, c->cred.charged_to, 1);
 	return result(NPG_R_OK, 0);
+}
+
+/*
+ * kernel/fork.c: vfork() is kernel_clone() with CLONE_VFORK | CLONE_VM --
+ * the same copy_process(), so the same RLIMIT_NPROC accounting as fork()
+ * in every era -- after which the parent sleeps in wait_for_vfork_done()
+ * until complete_vfork_done() runs from mm_release(): the child's
+ * exec_mmap() (a successful execve(), past the RLIMIT_NPROC test and the
+ * file lookup) or its exit_mm() (exit, or death by a signal). posix_spawn()
+ * is clone(CLONE_VM | CLONE_VFORK) in glibc 2.24+: the same.
+ */
+struct npg_result npg_sys_vfork(struct npg_world *w, int t, int child)
+{
+	struct npg_result r = npg_sys_fork(w, t, child, false);
+
+	if (r.kind == NPG_R_OK)
+		w->tasks[child].vforked_by = t + 1;
+	return r;
+}
+
+bool npg_vfork_waiting(const struct npg_world *w, int t)
+{
+	for (int i = 0; i < w->ntasks; i++)
+		if (w->tasks[i].vforked_by == t + 1 && w->tasks[i].state == NPG_TASK_RUNNING)
+			return true;
+	return false;
 }
 
 /* kernel/exit.c, release_task(): the only place a task stops being counted */
@@ -178,6 +205,7 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 	if (f && f->missing)
 		return result(NPG_R_ERRNO, ENOENT);
 	de_thread(w, t);
+	task->vforked_by = 0;	/* exec_mmap() -> mm_release() -> complete_vfork_done() */
 	npg_cap_bprm_creds(&task->cred);
 	return result(NPG_R_OK, 0);
 }

@@ -104,7 +104,7 @@ static void step(struct gen *g)
 	if (a < 0)
 		return;
 	who = g->t[a].name;
-	switch (pick(&g->rng, 21)) {
+	switch (pick(&g->rng, 22)) {
 	case 0: case 1: case 2:
 		if (g->ntasks < MAX_GEN_TASKS)
 			out(g, "%s: fork %s\n", who, g->t[add_task(g, "c", false, 0, g->t[a].leader)].name);
@@ -161,6 +161,18 @@ static void step(struct gen *g)
 			break;
 		out(g, "%s: kill %s %s\n", who, g->t[b].name,
 		    (const char *[]){ "0", "KILL", "TERM", "USR1" }[pick(&g->rng, 4)]);
+		break;
+	case 18:	/* posix_spawn(): vfork, the child's calls, its execve, its exit if that failed */
+		if (g->ntasks >= MAX_GEN_TASKS)
+			break;
+		b = add_task(g, "v", false, 0, g->t[a].leader);
+		out(g, "%s: vfork %s\n", who, g->t[b].name);
+		if (pick(&g->rng, 2))
+			out(g, "%s: setuid %s\n", g->t[b].name, any_id(g, false));
+		if (pick(&g->rng, 4))
+			out(g, "%s: execve%s\n", g->t[b].name, pick(&g->rng, 3) ? "" : " /nonexistent");
+		out(g, "%s: exit 127\n", g->t[b].name);
+		g->t[b].alive = false;
 		break;
 	case 16:
 		out(g, "%s: capset %s %s\n", who, (const char *[]){ "drop", "keep", "raise", "lower" }[pick(&g->rng, 4)],

@@ -33,6 +33,7 @@ struct parser {
 	int ntok;
 	struct npg_scenario *sc;
 	bool *dead;		/* per task: exited in the text (statically) */
+	int *vfork_child;	/* per task: 1 + the vfork() child it waits for, 0: none */
 	int stmt_cap;
 };
 
@@ -717,7 +718,7 @@ static bool parse_step_value(struct parser *p, const struct npg_stmt *st, int fr
 		return parse_killed(p, from, to, buf, len);
 	if (!value_words(p, from, to, 1, "a result (ok, an errno name, killed SIGNAL, running, dead)"))
 		return false;
-	if (tok_is(t, "ok") || tok_is(t, "running") || tok_is(t, "dead")) {
+	if (tok_is(t, "ok") || tok_is(t, "running") || tok_is(t, "dead") || tok_is(t, "suspended")) {
 		tok_copy(t, buf, len);
 		return true;
 	}
@@ -1011,6 +1012,7 @@ static const struct op_spec op_specs[] = {
 	{ "setfsgid", NPG_OP_SETFSGID, 1, true, false },
 	{ "fork", NPG_OP_FORK, 0, false, false },
 	{ "thread", NPG_OP_THREAD, 0, false, false },
+	{ "vfork", NPG_OP_VFORK, 0, false, false },
 	{ "exit", NPG_OP_EXIT, 0, false, false },
 	{ "wait", NPG_OP_WAIT, 0, false, false },
 	{ "setgroups", NPG_OP_SETGROUPS, 0, false, false },
@@ -1069,6 +1071,7 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 	}
 	switch (spec->code) {
 	case NPG_OP_FORK:
+	case NPG_OP_VFORK:
 	case NPG_OP_THREAD:
 		if (!expect_word(p, i, "the new task's name") ||
 		    !check_fresh_name(p, &p->tok[i], "task"))
@@ -1218,6 +1221,63 @@ static void mark_dead(struct parser *p, int t)
 			p->dead[i] = true;
 }
 
+/* The task whose vfork() child @c is, statically, or -1 */
+static int vfork_waiter(const struct parser *p, int c)
+{
+	for (int i = 0; i < p->sc->ntasks; i++)
+		if (p->vfork_child[i] == c + 1)
+			return i;
+	return -1;
+}
+
+/*
+ * vfork(): the parent makes no call until the child has execve'd or
+ * exited (wait_for_vfork_done()); until then the child shares its
+ * parent's memory, where a puppet cannot create tasks (fork, vfork and
+ * thread would run glibc's bookkeeping in the parent's memory) nor take
+ * part in glibc's set*id broadcast. Both are decided here, on the text;
+ * what only the run decides (the execve failed) yields 'suspended'.
+ */
+static bool vfork_allows(struct parser *p, int task, enum npg_opcode code, bool glibc)
+{
+	const struct npg_scenario *sc = p->sc;
+	int waiter;
+
+	if (p->vfork_child[task]) {
+		error_at(p, p->tok[0].col, "task '%s' waits in vfork() until '%s' execs or exits",
+			 sc->tasks[task].name, sc->tasks[p->vfork_child[task] - 1].name);
+		return false;
+	}
+	waiter = vfork_waiter(p, task);
+	if (waiter >= 0 && (glibc || code == NPG_OP_FORK || code == NPG_OP_VFORK ||
+			    code == NPG_OP_THREAD)) {
+		error_at(p, p->tok[2].col, "'%s' shares the memory of '%s' (vfork) until it execs "
+			 "or exits: fork, vfork, thread and glibc are not modelled there",
+			 sc->tasks[task].name, sc->tasks[waiter].name);
+		return false;
+	}
+	return true;
+}
+
+/* A vfork starts the wait; the child's execve or exit, or a fatal signal to it, ends it */
+static void vfork_track(struct parser *p, const struct npg_stmt *st)
+{
+	int waiter;
+
+	if (st->op.code == NPG_OP_VFORK) {
+		p->vfork_child[st->task] = st->op.target + 1;
+		return;
+	}
+	if (st->op.code == NPG_OP_EXIT || st->op.code == NPG_OP_EXECVE)
+		waiter = vfork_waiter(p, st->task);
+	else if (st->op.code == NPG_OP_KILL && st->op.value != 0)
+		waiter = vfork_waiter(p, st->op.target);
+	else
+		return;
+	if (waiter >= 0)
+		p->vfork_child[waiter] = 0;
+}
+
 /* glibc's INLINE_SETXID_SYSCALL wrappers (nptl/nptl_setxid.c); setfsuid is per thread */
 static bool glibc_broadcasts(enum npg_opcode code)
 {
@@ -1257,11 +1317,14 @@ static void parse_step(struct parser *p)
 		goto bad;
 	}
 	st->op.glibc = opi == 3;
+	if (!vfork_allows(p, st->task, spec->code, st->op.glibc))
+		goto bad;
 	st->text = stmt_text(p, 2, arrow);
 	if (!parse_op(p, st, spec, opi + 1, arrow))
 		goto bad;
 	if (arrow < p->ntok && !parse_expect(p, st, arrow))
 		goto bad;
+	vfork_track(p, st);
 	if (st->op.code == NPG_OP_EXIT)
 		mark_dead(p, st->task);
 	commit_stmt(p);
@@ -1384,6 +1447,7 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 	p.sc->names = xcalloc(MAX_NAMES, sizeof(*p.sc->names));
 	p.sc->files = xcalloc(NPG_MAX_FILES, sizeof(*p.sc->files));
 	p.dead = xcalloc(MAX_TASKS, sizeof(*p.dead));
+	p.vfork_child = xcalloc(MAX_TASKS, sizeof(*p.vfork_child));
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t linelen = nl ? (size_t)(nl - (text + pos)) : len - pos;
@@ -1406,6 +1470,7 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 		pos += linelen + (nl ? 1 : 0);
 	}
 	free(p.dead);
+	free(p.vfork_child);
 	if (p.sc->policies == 0)
 		p.sc->policies = (1u << NPG_NPOLICIES) - 1;
 	if (p.nerrors == 0 && p.sc->ntasks == 0) {
@@ -1535,6 +1600,11 @@ int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no
 	if (!spec->name) {
 		error_at(&p, p.tok[first].col, "unknown operation '%.*s%s'",
 			 TOKLEN(p.tok[first].len), p.tok[first].start, TOKCUT(p.tok[first].len));
+		return -1;
+	}
+	if (spec->code == NPG_OP_VFORK) {
+		error_at(&p, p.tok[first].col, "vfork is not modelled in a concurrent program: its "
+			 "parent would block until the child execs or exits");
 		return -1;
 	}
 	p.dead = xcalloc(MAX_TASKS, sizeof(*p.dead));

@@ -82,6 +82,9 @@ void npg_render_result(const struct npg_scenario *sc, const struct npg_stmt *st,
 	case NPG_R_UNREPRODUCIBLE:
 		snprintf(buf, len, "unreproducible");
 		break;
+	case NPG_R_SUSPENDED:
+		snprintf(buf, len, "suspended");
+		break;
 	}
 }
 

@@ -246,4 +246,9 @@ test_expect "SIGTERM mid-run removes the directory of declared files too" '
 test_expect "a TMPDIR others cannot reach is passed over for /tmp" '
 	TMPDIR=$TMP expect_exit 0 "$NPG" run --real -u $BASE "$TMP/missing.npg" && no_leftovers
 '
+test_expect "vfork: the parent's reply is collected when its child execs or exits, every effect delayed; conform agrees" '
+	NPG_PUPPET_DELAY_MS=30 expect_exit 0 "$NPG" run --real -u $BASE "$S"/regression/vfork-posix-spawn.npg &&
+	expect_exit 0 "$NPG" conform -u $BASE "$S"/regression/vfork-posix-spawn.npg &&
+	grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" && no_leftovers
+'
 test_done

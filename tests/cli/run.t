@@ -131,4 +131,21 @@ test_expect "execve of a declared missing file is ENOENT, of an undeclared path 
 	printf "file /nonexistent missing\ntask d uid 0\nd: execve /nonexistent => ENOENT\nd: execve /bin/true => ok\n" >"$TMP/enoent.npg" &&
 	expect_exit 0 "$NPG" run "$TMP/enoent.npg"
 '
+test_expect "vfork: a step of the waiting parent, or a fork in the child before it execs, is an error with its place" '
+	printf "task d uid 0\nd: vfork c\nd: setuid 5\n" >"$TMP/v1.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/v1.npg" &&
+	grep -q "v1.npg:3:1: task .d. waits in vfork() until .c. execs or exits" "$TMP/stderr" &&
+	printf "task d uid 0\nd: vfork c\nc: fork g\n" >"$TMP/v2.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/v2.npg" &&
+	grep -q "v2.npg:3:4: .c. shares the memory of .d. (vfork) until it execs or exits" "$TMP/stderr"
+'
+test_expect "vfork: the parent runs again once the child execs or exits; after a failed execve its step yields suspended" '
+	printf "file /x missing\ntask d uid 0\nd: vfork c\nc: execve /x => ENOENT\nd: setuid 5 => suspended\nc: exit 127\nd: setuid 5 => ok\nd: wait c => ok\n" >"$TMP/v3.npg" &&
+	expect_exit 0 "$NPG" run "$TMP/v3.npg"
+'
+test_expect "vfork in a concurrent program is refused with its place" '
+	printf "task d uid 0\nd runs:\n    vfork c\n" >"$TMP/v4.npg" &&
+	expect_exit 2 "$NPG" explore "$TMP/v4.npg" &&
+	grep -q "v4.npg:3:5: vfork is not modelled in a concurrent program" "$TMP/stderr"
+'
 test_done

@@ -182,6 +182,51 @@ static void test_glibc_setuid(const char *name, bool strictly_over)
 	}
 }
 
+/*
+ * vfork is fork's copy_process(): the same result at every N; the parent
+ * then waits until the child execs (even a failed exec keeps it waiting)
+ * or exits.
+ */
+static void test_vfork(const char *name)
+{
+	for (int i = 0; i < 3; i++) {
+		long n = L - 1 + i;
+		struct npg_world wf, wv;
+		int f, v;
+
+		world(&wf, P(name), WWW, 0);
+		world(&wv, P(name), WWW, 0);
+		npg_count_add(&wf, WWW, n - 1);
+		npg_count_add(&wv, WWW, n - 1);
+		f = code(npg_sys_fork(&wf, 0, 1, false));
+		v = code(npg_sys_vfork(&wv, 0, 1));
+		tap_ok(f == v && npg_count_of(&wf, WWW) == npg_count_of(&wv, WWW),
+		       "%s: vfork at N=%ld, L=%d returns and charges as fork", name, n, L);
+		tap_ok(npg_vfork_waiting(&wv, 0) == (v == 0),
+		       "%s: N=%ld: the parent waits in vfork() iff the child was made", name, n);
+		npg_world_free(&wf);
+		npg_world_free(&wv);
+	}
+}
+
+static void test_vfork_release(const char *name)
+{
+	struct npg_world w;
+	static const struct npg_exec_file missing = { .missing = true };
+
+	world(&w, P(name), WWW, 0);
+	npg_sys_vfork(&w, 0, 1);
+	npg_sys_execve_file(&w, 1, &missing);
+	tap_ok(npg_vfork_waiting(&w, 0), "%s: a failed execve of the child keeps the parent waiting",
+	       name);
+	npg_sys_execve(&w, 1);
+	tap_ok(!npg_vfork_waiting(&w, 0), "%s: the child's execve releases the parent", name);
+	npg_sys_vfork(&w, 0, 2);
+	npg_sys_exit(&w, 2, 127);
+	tap_ok(!npg_vfork_waiting(&w, 0), "%s: the child's exit releases the parent", name);
+	npg_world_free(&w);
+}
+
 static void test_fork_clears_flag(const char *name, bool parent_cleared)
 {
 	struct npg_world w;
@@ -223,6 +268,11 @@ int main(void)
 		test_fork_exempt(name, NPG_CAP_SETUID, WWW, AGAIN, "a task with only CAP_SETUID");
 		test_fork_exempt(name, -1, 0, root_exempt ? OK : AGAIN,
 				 "the root user without capabilities");
+	}
+
+	for (int i = 0; npg_policies[i]; i++) {
+		test_vfork(npg_policies[i]->name);
+		test_vfork_release(npg_policies[i]->name);
 	}
 
 	/* set_user() */
