@@ -48,6 +48,8 @@ static void usage(void)
 	       "     --max-depth N         do not expand states N steps deep\n"
 	       "     --max-memory MIB      stop when the tables reach MIB MiB (default 8192)\n"
 	       "     --no-symmetry         store permutations of interchangeable tasks apart\n"
+	       "     --no-por              expand every step of every state (no partial-order\n"
+	       "                           reduction of private steps)\n"
 	       " -o, --out DIR             write each counterexample as DIR/NAME.POLICY.PROPERTY.npg and .dot\n"
 	       "     --dot FILE            the first counterexample as a Graphviz chart\n"
 	       " -s, --stats               statistics of each search (default with one policy)\n"
@@ -150,7 +152,7 @@ static int parse_properties(struct opts *o, const char *arg)
 
 static int parse_args(struct opts *o, int argc, char **argv)
 {
-	enum { O_MAX_STATES = 256, O_MAX_DEPTH, O_MAX_MEMORY, O_NO_SYMMETRY, O_DOT };
+	enum { O_MAX_STATES = 256, O_MAX_DEPTH, O_MAX_MEMORY, O_NO_SYMMETRY, O_NO_POR, O_DOT };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "property", required_argument, NULL, 'P' },
@@ -158,6 +160,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "max-depth", required_argument, NULL, O_MAX_DEPTH },
 		{ "max-memory", required_argument, NULL, O_MAX_MEMORY },
 		{ "no-symmetry", no_argument, NULL, O_NO_SYMMETRY },
+		{ "no-por", no_argument, NULL, O_NO_POR },
 		{ "out", required_argument, NULL, 'o' },
 		{ "dot", required_argument, NULL, O_DOT },
 		{ "stats", no_argument, NULL, 's' },
@@ -174,6 +177,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	o->x.max_depth = -1;
 	o->x.max_memory = (uint64_t)8192 << 20;
 	o->x.symmetry = true;
+	o->x.por = true;
 	while ((c = getopt_long(argc, argv, "p:P:o:sqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -201,6 +205,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			o->x.max_memory = v << 20;
 			break;
 		case O_NO_SYMMETRY: o->x.symmetry = false; break;
+		case O_NO_POR: o->x.por = false; break;
 		case 'o': o->out_dir = optarg; break;
 		case O_DOT: o->dot_file = optarg; break;
 		case 's': o->stats = true; break;

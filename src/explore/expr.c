@@ -381,3 +381,14 @@ void npg_expr_mark_named(const struct npg_expr *e, bool *named)
 	npg_expr_mark_named(e->a, named);
 	npg_expr_mark_named(e->b, named);
 }
+
+bool npg_expr_reads_limit(const struct npg_expr *e)
+{
+	if (!e)
+		return false;
+	if ((e->kind == N_CMP || e->kind == N_TRUTH) &&
+	    ((e->l.kind == V_TASK && e->l.prop == P_LIMIT) ||
+	     (e->kind == N_CMP && e->r.kind == V_TASK && e->r.prop == P_LIMIT)))
+		return true;
+	return npg_expr_reads_limit(e->a) || npg_expr_reads_limit(e->b);
+}

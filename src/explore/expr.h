@@ -36,5 +36,7 @@ int npg_expr_family(const struct npg_expr *e);
 bool npg_expr_eval(const struct npg_expr *e, const struct npg_world *w, int member);
 /* Sets named[t] for each task the expression names by itself */
 void npg_expr_mark_named(const struct npg_expr *e, bool *named);
+/* Does the expression read a task's RLIMIT_NPROC ("limit")? */
+bool npg_expr_reads_limit(const struct npg_expr *e);
 
 #endif

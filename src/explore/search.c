@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "backend/model_step.h"
+#include "explore/reduce.h"
 #include "explore/search.h"
 
 #define SELF_LEADER (-2)	/* a task's leader is itself: kept position-free */
@@ -29,6 +30,7 @@ struct local {
 	uint32_t pc;
 	uint32_t failed;
 	uint32_t mon;
+	uint32_t pend;	/* partial-order reduction: private steps since its last other one */
 };
 
 struct violation {
@@ -36,7 +38,8 @@ struct violation {
 	bool initial;		/* the initial state breaks it */
 	uint32_t pre;		/* the state before the last step */
 	int via;		/* the slot that acted in it (-1: the sequential program) */
-	int steps;
+	int steps;		/* of the path found */
+	int pend;		/* its trailing private steps, dropped from the counterexample */
 };
 
 struct xp {
@@ -63,6 +66,10 @@ struct xp {
 	/* checks: the selected built-ins, then the file's always/never */
 	int nchecks;
 	struct violation viol[NPG_EXPLORE_MAX_CHECKS];
+	/* partial-order reduction (reduce.h) */
+	bool por;
+	struct npg_reduce red;
+	bool last_private;	/* the last step was a private one */
 	/* the last step */
 	struct npg_step_ctx ctx;
 	const struct npg_stmt *last_st;
@@ -168,7 +175,7 @@ static bool guard_false(const struct npg_instr *in, bool failed)
 
 /* Task @i of @w, with its program counter and bits, as an interned local */
 static uint32_t encode_task(struct xp *x, const struct npg_world *w, int i, uint32_t pc,
-			    bool failed, unsigned mon)
+			    bool failed, unsigned mon, uint32_t pend)
 {
 	struct local l;
 
@@ -192,6 +199,7 @@ static uint32_t encode_task(struct xp *x, const struct npg_world *w, int i, uint
 		l.pc = pc;
 		l.failed = failed;
 		l.mon = mon;
+		l.pend = pend;
 	} else if (l.task.state == NPG_TASK_RUNNING) {
 		l.mon = mon;	/* a sequential file's tasks have no counter of their own */
 	}
@@ -266,7 +274,7 @@ static bool step(struct xp *x, int slot)
 	const struct local *al;
 	const struct npg_instr *in;
 	unsigned amon, cmon;
-	uint32_t pc;
+	uint32_t pc, apend;
 	bool failed;
 	int actor;
 
@@ -281,10 +289,14 @@ static bool step(struct xp *x, int slot)
 	}
 	actor = in->st.task;
 	al = &x->locals[x->vbase[1 + actor]];
+	apend = al->pend;	/* interning below may move the locals */
 	x->ctx = (struct npg_step_ctx){ .cp = x->cp, .pre = &x->base, .post = &x->work,
 					.actor = actor, .op = &in->st.op, .mon = al->mon };
 	x->last_st = &in->st;
+	x->last_private = x->por && npg_reduce_private_pre(&x->red, &x->base, actor, &in->st.op);
 	x->ctx.result = npg_model_step(&x->work, &in->st);
+	x->last_private = x->last_private &&
+		npg_reduce_private_post(&x->red, &x->base, &x->work, actor, &in->st.op, x->ctx.result);
 	if (x->work.ncounts != x->nuids) {
 		snprintf(x->err, x->errlen, "internal error: a count for a uid the state does not hold");
 		x->failed = true;
@@ -302,11 +314,12 @@ static bool step(struct xp *x, int slot)
 		uint32_t id;
 
 		if (i == actor)
-			id = encode_task(x, &x->work, i, slot < 0 ? 0 : pc + 1, slot < 0 ? false : failed, amon);
+			id = encode_task(x, &x->work, i, slot < 0 ? 0 : pc + 1, slot < 0 ? false : failed,
+					 amon, x->last_private ? apend + 1 : 0);
 		else if (i == x->child)
-			id = encode_task(x, &x->work, i, 0, false, cmon);
+			id = encode_task(x, &x->work, i, 0, false, cmon, 0);
 		else if (memcmp(&x->work.tasks[i], &x->base.tasks[i], sizeof(struct npg_task)) != 0)
-			id = encode_task(x, &x->work, i, l->pc, l->failed, l->mon);
+			id = encode_task(x, &x->work, i, l->pc, l->failed, l->mon, l->pend);
 		else
 			id = x->vbase[1 + i];
 		if (id == UINT32_MAX)
@@ -392,17 +405,46 @@ static bool state_broken(const struct xp *x, int c, const struct npg_world *w, c
 	return npg_user_prop_broken(x->cp, user(x, c), w, msg, len);
 }
 
-static bool all_found(const struct xp *x)
+/* The pending private steps of state @v: a counterexample ending there drops them */
+static int pending(const struct xp *x, const uint32_t *v)
 {
+	int n = 0;
+
+	for (int i = 0; i < x->ntasks; i++)
+		n += (int)x->locals[v[1 + i]].pend;
+	return n;
+}
+
+/*
+ * Is every check's shortest counterexample known, when the states left are
+ * @depth steps deep or deeper? A path of d steps ending with p pending
+ * private steps gives a counterexample of d - p, and p is at most pmax.
+ */
+static bool all_settled(const struct xp *x, int depth)
+{
+	int pmax = x->por ? x->red.pmax : 0;
+
 	for (int c = 0; c < x->nchecks; c++)
-		if (!x->viol[c].found)
+		if (!x->viol[c].found || x->viol[c].steps - x->viol[c].pend > depth - pmax)
 			return false;
 	return true;
 }
 
-static void record(struct xp *x, int c, uint32_t pre, int via, int steps)
+/* Could a violation of check @c found @depth steps deep be a shorter counterexample? */
+static bool wanted(const struct xp *x, int c, int depth)
 {
-	x->viol[c] = (struct violation){ .found = true, .pre = pre, .via = via, .steps = steps };
+	return !x->viol[c].found ||
+	       x->viol[c].steps - x->viol[c].pend > depth - (x->por ? x->red.pmax : 0);
+}
+
+static void record(struct xp *x, int c, uint32_t pre, int via, int steps, int pend)
+{
+	const struct violation *v = &x->viol[c];
+
+	if (v->found && v->steps - v->pend <= steps - pend)
+		return;
+	x->viol[c] = (struct violation){ .found = true, .pre = pre, .via = via, .steps = steps,
+					 .pend = pend };
 }
 
 static double now(void)
@@ -470,6 +512,9 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 		return oom(x);
 	memcpy(x->init_tasks, x->base.tasks, sizeof(*x->init_tasks) * (size_t)x->ntasks);
 	memcpy(x->init_counts, x->base.counts, sizeof(*x->init_counts) * (size_t)x->nuids);
+	x->por = x->o->por && x->cp->concurrent;
+	if (x->por && npg_reduce_init(&x->red, x->cp, x->o->props, x->o->nprops) < 0)
+		return oom(x);
 	/* classes */
 	x->nmembers = calloc((size_t)x->ntasks + 1, sizeof(int));
 	x->members = calloc((size_t)x->ntasks + 1, sizeof(int *));
@@ -497,7 +542,7 @@ static bool initial(struct xp *x)
 	memcpy(x->base.counts, x->init_counts, sizeof(*x->init_counts) * (size_t)x->nuids);
 	x->vnew[0] = 0;
 	for (int i = 0; i < x->ntasks; i++) {
-		uint32_t id = encode_task(x, &x->base, i, 0, false, 0);
+		uint32_t id = encode_task(x, &x->base, i, 0, false, 0, 0);
 
 		if (id == UINT32_MAX)
 			return false;
@@ -521,6 +566,76 @@ static void progress(struct xp *x, double t0, double *last, int depth, bool fina
 		(double)x->nstates / (t - t0), final ? "\n" : "   ");
 }
 
+/* The successor of state @i just computed by step(): check it and store it */
+static bool take(struct xp *x, uint64_t i, int slot, int depth)
+{
+	struct npg_explore_stats *s = x->stats;
+	char msg[320];
+	bool fresh;
+	uint64_t idx;
+
+	s->transitions++;
+	for (int c = 0; c < x->nchecks; c++)
+		if (wanted(x, c, depth + 1) && builtin(x, c) &&
+		    npg_prop_step(builtin(x, c), &x->ctx, msg, sizeof(msg)))
+			record(x, c, (uint32_t)i, slot, depth + 1, pending(x, x->vnew));
+	canonicalize(x, x->vnew, x->perm);
+	idx = lookup_insert(x, x->vnew, (uint32_t)i, slot, &fresh);
+	if (idx == UINT64_MAX)
+		return false;
+	if (!fresh) {
+		s->matched++;
+		return true;
+	}
+	for (int c = 0; c < x->nchecks; c++)
+		if (wanted(x, c, depth + 1) && state_broken(x, c, &x->work, msg, sizeof(msg)))
+			record(x, c, (uint32_t)i, slot, depth + 1, pending(x, x->vnew));
+	return true;
+}
+
+/*
+ * Expand state @i (in vbase and base). With partial-order reduction, the
+ * first enabled private step is the state's only successor (its ample set);
+ * a state without one is expanded fully.
+ */
+static bool expand(struct xp *x, uint64_t i, int depth)
+{
+	struct npg_explore_stats *s = x->stats;
+	int first = x->cp->concurrent ? 0 : -1, end = x->cp->concurrent ? x->ntasks : 0;
+
+	for (int slot = first; slot < end; slot++) {
+		if (!enabled(x, x->vbase, slot))
+			continue;
+		if (x->o->max_depth >= 0 && depth >= x->o->max_depth) {
+			s->bounded = true;
+			snprintf(s->bound, sizeof(s->bound), "--max-depth %d reached: "
+				 "states at that depth still have steps to take", x->o->max_depth);
+			return true;
+		}
+		break;
+	}
+	for (int slot = 0; x->por && slot < end; slot++) {
+		const struct npg_instr *in;
+
+		if (!enabled(x, x->vbase, slot))
+			continue;
+		in = &x->cp->progs[slot].instr[x->locals[x->vbase[1 + slot]].pc];
+		if (!npg_reduce_private_pre(&x->red, &x->base, in->st.task, &in->st.op))
+			continue;
+		if (!step(x, slot))
+			return false;
+		if (x->last_private)
+			return take(x, i, slot, depth);
+	}
+	for (int slot = first; slot < end; slot++) {
+		if (!enabled(x, x->vbase, slot))
+			continue;
+		if (!step(x, slot) || !take(x, i, slot, depth))
+			return false;
+	}
+	return true;
+}
+
 static bool search(struct xp *x)
 {
 	struct npg_explore_stats *s = x->stats;
@@ -534,18 +649,20 @@ static bool search(struct xp *x)
 		return false;
 	for (int c = 0; c < x->nchecks; c++)
 		if (state_broken(x, c, &x->work, msg, sizeof(msg))) {
-			record(x, c, NO_PARENT, -1, 0);
+			record(x, c, NO_PARENT, -1, 0, 0);
 			x->viol[c].initial = true;
 		}
 	memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
 	canonicalize(x, x->vnew, x->perm);
 	if (lookup_insert(x, x->vnew, NO_PARENT, -1, &fresh) == UINT64_MAX)
 		return false;
-	for (uint64_t i = 0; i < x->nstates && !all_found(x); i++) {
+	for (uint64_t i = 0; i < x->nstates; i++) {
 		if (i == level_end) {
 			depth++;
 			level_end = x->nstates;
 		}
+		if (all_settled(x, depth + 1))
+			break;
 		if ((i & 1023) == 0) {
 			progress(x, t0, &last, depth, false);
 			if (table_bytes(x) > s->table_bytes)
@@ -567,36 +684,8 @@ static bool search(struct xp *x)
 		memcpy(x->vbase, &x->arena[i * x->nw], (size_t)x->nw * 4);
 		decode(x, x->vbase, &x->base);
 		s->depth = depth;
-		for (int slot = x->cp->concurrent ? 0 : -1; slot < (x->cp->concurrent ? x->ntasks : 0); slot++) {
-			uint64_t idx;
-
-			if (!enabled(x, x->vbase, slot))
-				continue;
-			if (x->o->max_depth >= 0 && depth >= x->o->max_depth) {
-				s->bounded = true;
-				snprintf(s->bound, sizeof(s->bound), "--max-depth %d reached: "
-					 "states at that depth still have steps to take", x->o->max_depth);
-				break;
-			}
-			if (!step(x, slot))
-				return false;
-			s->transitions++;
-			for (int c = 0; c < x->nchecks; c++)
-				if (!x->viol[c].found && builtin(x, c) &&
-				    npg_prop_step(builtin(x, c), &x->ctx, msg, sizeof(msg)))
-					record(x, c, (uint32_t)i, slot, depth + 1);
-			canonicalize(x, x->vnew, x->perm);
-			idx = lookup_insert(x, x->vnew, (uint32_t)i, slot, &fresh);
-			if (idx == UINT64_MAX)
-				return false;
-			if (!fresh) {
-				s->matched++;
-				continue;
-			}
-			for (int c = 0; c < x->nchecks; c++)
-				if (!x->viol[c].found && state_broken(x, c, &x->work, msg, sizeof(msg)))
-					record(x, c, (uint32_t)i, slot, depth + 1);
-		}
+		if (!expand(x, i, depth))
+			return false;
 	}
 	s->stored = x->nstates;
 	s->seconds = now() - t0;
@@ -606,56 +695,49 @@ static bool search(struct xp *x)
 	return true;
 }
 
-/* Replay violation @c on concrete task indices into @tr */
-static bool replay(struct xp *x, int c, struct npg_trace *tr)
+/*
+ * Replay @n steps from the initial state into @tr (NULL: record nothing).
+ * @slots are canonical slots of the stored states when @canonical, else
+ * concrete ones; the concrete slots and whether each step was private go
+ * to @cslots and @priv.
+ */
+static bool replay_path(struct xp *x, int c, const int *slots, int n, bool canonical,
+			int *cslots, bool *priv, struct npg_trace *tr)
 {
-	const struct violation *v = &x->viol[c];
-	int n = v->steps, k = n;
-	int *path = calloc((size_t)n + 1, sizeof(int));
-
-	if (!path)
-		return oom(x);
-	if (n > 0) {
-		path[--k] = v->via;
-		for (uint32_t s = v->pre; x->parent[s] != NO_PARENT; s = x->parent[s])
-			path[--k] = x->via[s];
-	}
-	tr->steps = calloc((size_t)n + 1, sizeof(*tr->steps));
-	if (!tr->steps) {
-		free(path);
-		return oom(x);
-	}
-	if (!initial(x)) {
-		free(path);
+	if (!initial(x))
 		return false;
-	}
 	memcpy(x->base.tasks, x->work.tasks, sizeof(*x->base.tasks) * (size_t)x->ntasks);
-	if (n == 0)
+	if (n == 0 && tr)
 		state_broken(x, c, &x->base, tr->message, sizeof(tr->message));
 	for (int i = 0; i < n; i++) {
 		uint32_t canon[x->nw];
-		struct npg_trace_step *ts = &tr->steps[i];
-		int slot = path[i];
+		int slot = slots[i];
 
 		memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
 		decode(x, x->vbase, &x->base);
-		memcpy(canon, x->vbase, sizeof(canon));
-		canonicalize(x, canon, x->perm);
-		if (slot >= 0)
-			slot = x->perm[slot];
-		if (!step(x, slot)) {
-			free(path);
-			return false;
+		if (canonical) {
+			memcpy(canon, x->vbase, sizeof(canon));
+			canonicalize(x, canon, x->perm);
+			if (slot >= 0)
+				slot = x->perm[slot];
 		}
+		if (!step(x, slot))
+			return false;
+		if (cslots)
+			cslots[i] = slot;
+		if (priv)
+			priv[i] = x->last_private;
+		if (!tr)
+			continue;
+		struct npg_trace_step *ts = &tr->steps[i];
+
 		ts->task = x->ctx.actor;
 		ts->st = x->last_st;
 		ts->result = x->ctx.result;
 		ts->after = x->work.tasks[x->ctx.actor];
 		ts->counts = calloc((size_t)x->nuids, sizeof(long));
-		if (!ts->counts) {
-			free(path);
+		if (!ts->counts)
 			return oom(x);
-		}
 		for (int u = 0; u < x->nuids; u++)
 			ts->counts[u] = x->work.counts[u].count;
 		tr->n = i + 1;
@@ -666,8 +748,63 @@ static bool replay(struct xp *x, int c, struct npg_trace *tr)
 				state_broken(x, c, &x->work, tr->message, sizeof(tr->message));
 		}
 	}
-	free(path);
 	return true;
+}
+
+/*
+ * Replay violation @c on concrete task indices into @tr. The path found
+ * may end with private steps of tasks that act no more (partial-order
+ * reduction took them first); they commute to the end and change no
+ * property, so they are dropped, and the rest is replayed again.
+ */
+static bool replay(struct xp *x, int c, struct npg_trace *tr)
+{
+	const struct violation *v = &x->viol[c];
+	int n = v->steps, k = n, kept = 0;
+	int *path = calloc((size_t)n + 1, sizeof(int));
+	int *cslots = calloc((size_t)n + 1, sizeof(int));
+	bool *priv = calloc((size_t)n + 1, sizeof(bool));
+	bool *tail = calloc((size_t)x->ntasks + 1, sizeof(bool));
+	bool ok = false;
+
+	if (!path || !cslots || !priv || !tail) {
+		oom(x);
+		goto out;
+	}
+	if (n > 0) {
+		path[--k] = v->via;
+		for (uint32_t s = v->pre; x->parent[s] != NO_PARENT; s = x->parent[s])
+			path[--k] = x->via[s];
+	}
+	if (!replay_path(x, c, path, n, true, cslots, priv, NULL))
+		goto out;
+	/* keep a step unless it is private and its task takes no other kind later */
+	for (int t = 0; t < x->ntasks; t++)
+		tail[t] = true;
+	for (int i = n - 1; i >= 0; i--) {
+		int t = cslots[i] < 0 ? 0 : cslots[i];
+
+		path[i] = cslots[i];
+		if (priv[i] && tail[t])
+			path[i] = INT32_MIN;
+		else if (!priv[i])
+			tail[t] = false;
+	}
+	for (int i = 0; i < n; i++)
+		if (path[i] != INT32_MIN)
+			path[kept++] = path[i];
+	tr->steps = calloc((size_t)kept + 1, sizeof(*tr->steps));
+	if (!tr->steps) {
+		oom(x);
+		goto out;
+	}
+	ok = replay_path(x, c, path, kept, false, NULL, NULL, tr);
+out:
+	free(path);
+	free(cslots);
+	free(priv);
+	free(tail);
+	return ok;
 }
 
 static void teardown(struct xp *x)
@@ -691,6 +828,7 @@ static void teardown(struct xp *x)
 	free(x->base.counts);
 	free(x->work.tasks);
 	free(x->work.counts);
+	npg_reduce_free(&x->red);
 }
 
 int npg_explore(const struct npg_cprog *cp, const struct npg_policy *policy,
@@ -714,7 +852,7 @@ int npg_explore(const struct npg_cprog *cp, const struct npg_policy *policy,
 
 		if (x.viol[c].found) {
 			cr->verdict = NPG_VIOLATED;
-			cr->steps = x.viol[c].steps;
+			cr->steps = x.viol[c].steps - x.viol[c].pend;
 			if (!replay(&x, c, &cr->trace))
 				goto out;
 		} else {

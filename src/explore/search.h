@@ -25,6 +25,7 @@ struct npg_explore_opts {
 	int max_depth;		/* -1: no bound */
 	uint64_t max_memory;	/* bytes of the explorer's tables */
 	bool symmetry;
+	bool por;		/* partial-order reduction (reduce.h) */
 	bool progress;		/* a line on stderr for searches over a second */
 	const char *label;	/* for the progress line */
 	int nprops;

@@ -223,8 +223,35 @@ if unshare -pf --mount-proc sh -c 'echo 301 >/proc/sys/kernel/pid_max' 2>/dev/nu
 		grep -q "299 pids in use, 300 available (1 to pid_max - 1): ok" "$TMP/stdout"
 	'
 	cleanup
+	# two levels below the initial namespace: pid_max 301 at level 1, the
+	# puppet at level 2; each child takes a pid at both, so level 1 is full
+	# first (its own pid 1 and the puppet hold two more); every level shown
+	test_expect "nested pid namespaces: every level between is walked (NS_GET_PARENT), the full one named" '
+		rm -f "$TMP/fk"
+		unshare -pf --mount-proc sh -c "echo 301 >/proc/sys/kernel/pid_max && exec unshare -pf --mount-proc perl $FORKER" >"$TMP/fk" 2>&1 &
+		UNSHARE=$! &&
+		n=0; until pgrep -P $UNSHARE >"$TMP/ns.pid" || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+		wait_for "$TMP/fk" "after" && grep -q "^EAGAIN after 298$" "$TMP/fk" &&
+		NS_PID=$(pgrep -P $UNSHARE) && echo $NS_PID >"$TMP/ns.pid" &&
+		P=$(pgrep -P $NS_PID) && grep -q "^NSpid:	$P	2	1$" /proc/$P/status &&
+		expect_exit 1 "$NPG" explain --pid $P &&
+		grep -q "^pid namespace (level 2, the task.s own): kernel.pid_max unreadable, pids in use 299$" "$TMP/stdout" &&
+		grep -q "as did one into the level above: which of them is full is not known here: not checked$" "$TMP/stdout" &&
+		grep -q "^pid namespace (level 1): kernel.pid_max unreadable, pids in use 300$" "$TMP/stdout" &&
+		grep -q "no free pid below its pid_max (300 in use): fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
+		grep -q "^pid namespace (init): kernel.pid_max [0-9]*, pids in use [0-9]*$" "$TMP/stdout" &&
+		# one pid free at level 1: every level readable, and passing
+		kill $(pgrep -n -P $P);
+		n=0; while [ "$(pgrep -c -P $P)" -ge 298 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done;
+		expect_exit 0 "$NPG" explain --pid $P &&
+		grep -q "^pid namespace (level 2, the task.s own): kernel.pid_max [0-9]*, pids in use 298$" "$TMP/stdout" &&
+		grep -q "^pid namespace (level 1): kernel.pid_max 301, pids in use 299$" "$TMP/stdout" &&
+		grep -q "299 pids in use, 300 available (1 to pid_max - 1): ok" "$TMP/stdout"
+	'
+	cleanup
 else
 	test_skip "pid namespace refusal made for real" "this kernel does not let kernel.pid_max be set inside a pid namespace (before 6.14)"
+	test_skip "nested pid namespaces walked" "this kernel does not let kernel.pid_max be set inside a pid namespace (before 6.14)"
 fi
 
 test_done

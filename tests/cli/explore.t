@@ -56,6 +56,52 @@ test_expect "symmetry reduction stores fewer states and finds counterexamples of
 	test "$s" -lt "$n"
 '
 
+test_expect "partial-order reduction keeps every verdict and shortest length, and stores no more states when a property holds" '
+	sh "$TOP/bench/explore-vs-spin/scenario.sh" 3 >"$TMP/race3.npg" &&
+	for pol in linux-2.4 linux-2.6 ow-2006 kulikov-2011 brown-flag-2011 linux-3.1 linux-5.14 linux-6; do
+		for f in "$C"/*.npg "$TMP/race3.npg"; do
+			for P in no-root-after-failed-drop limit-holds no-collateral-execve-failure \
+				 no-stale-failure setuid-never-fails; do
+				"$NPG" explore -s --policy $pol -P $P "$f" >"$TMP/por" 2>&1; a=$?
+				"$NPG" explore -s --no-por --policy $pol -P $P "$f" >"$TMP/nopor" 2>&1; b=$?
+				test $a = $b || { echo "$pol $f $P: exit $a, without $b"; exit 1; }
+				grep -o "holds$\|violated in [0-9]* steps*" "$TMP/por" >"$TMP/a"
+				grep -o "holds$\|violated in [0-9]* steps*" "$TMP/nopor" >"$TMP/b"
+				cmp -s "$TMP/a" "$TMP/b" || { echo "$pol $f $P: verdicts differ"; exit 1; }
+				test $a = 0 || continue
+				r=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/por")
+				n=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/nopor")
+				test "$r" -le "$n" || { echo "$pol $f $P: $r > $n"; exit 1; }
+			done
+		done
+	done &&
+	"$NPG" explore -q -s --policy linux-3.1 -P no-collateral-execve-failure "$TMP/race3.npg" >"$TMP/por" &&
+	"$NPG" explore -q -s --no-por --policy linux-3.1 -P no-collateral-execve-failure "$TMP/race3.npg" >"$TMP/nopor" &&
+	r=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/por") &&
+	n=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/nopor") &&
+	test "$r" -lt "$n"
+'
+
+test_expect "a private step taken first for reduction is dropped from the counterexample, which replays" '
+	cat >"$TMP/trim.npg" <<-\EOT &&
+	user root 0
+	user www 1000 procs 1
+	task a uid root
+	task b uid www
+	a runs:
+	    setgroups none
+	    setgid www
+	b runs:
+	    fork c
+	never count www >= 3
+	EOT
+	expect_exit 1 "$NPG" explore --policy linux-6 -P setuid-never-fails --out "$TMP" "$TMP/trim.npg" &&
+	grep -q "never count www >= 3 violated in 1 step$" "$TMP/stdout" &&
+	! grep -q "setgid" "$TMP/stdout" &&
+	"$NPG" run "$TMP"/trim.linux-6.*.npg >"$TMP/run" &&
+	grep -q "expectations: 4 held, 0 failed" "$TMP/run"
+'
+
 test_expect "every counterexample is a sequential scenario that run replays on the model" '
 	mkdir "$TMP/cx" &&
 	expect_exit 1 "$NPG" explore -q --out "$TMP/cx" "$A" &&
