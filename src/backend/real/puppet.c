@@ -8,10 +8,13 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -133,6 +136,68 @@ static void do_fork(int sock, int child_sock)
 	send_syscall(sock, pid < 0 ? -1 : 0);
 }
 
+/*
+ * vfork as posix_spawn() makes it: clone(CLONE_VM | CLONE_VFORK) on a
+ * stack of its own. The child serves commands in the parent's memory --
+ * a copy of the descriptor table, though, so its socket is its own --
+ * while this thread sleeps in the kernel until the child execs or exits;
+ * only then does the reply go out, and the controller collects it then.
+ * The child says hello first, on its own socket.
+ */
+static int vfork_child_main(void *arg) __attribute__((noreturn));
+
+static int vfork_child_main(void *arg)
+{
+	int child_sock = (int)(intptr_t)arg;
+
+	if (dup2(child_sock, NPG_PUPPET_SOCK_FD) < 0)
+		syscall(SYS_exit_group, 111);
+	npg_close_from(NPG_PUPPET_SOCK_FD + 1);
+	say_hello(NPG_PUPPET_SOCK_FD);
+	serve(NPG_PUPPET_SOCK_FD, false);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+/*
+ * AddressSanitizer cannot follow a second stack in shared memory (it
+ * warns on every noreturn call there and its reports may be false), so
+ * a sanitizer build's child gets a copy of the memory instead, on the
+ * same stack, as fork() would. What the kernel does and /proc shows is
+ * the same: copy_process() charges it, and CLONE_VFORK alone makes the
+ * parent wait (vfork_done), with or without CLONE_VM.
+ */
+static void do_vfork(int sock, int child_sock)
+{
+	long pid = syscall(SYS_clone, CLONE_VFORK | SIGCHLD, NULL, NULL, NULL, 0L);
+
+	if (pid == 0)
+		vfork_child_main((void *)(intptr_t)child_sock);
+	send_syscall(sock, pid < 0 ? -1 : 0);
+	close(child_sock);
+}
+#else
+static void do_vfork(int sock, int child_sock)
+{
+	size_t size = 256 * 1024;
+	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+			   MAP_STACK, -1, 0);
+	pid_t pid;
+
+	if (stack == MAP_FAILED) {
+		close(child_sock);
+		send_result(sock, NPG_R_ERRNO, errno, 0);
+		return;
+	}
+	pid = clone(vfork_child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD,
+		    (void *)(intptr_t)child_sock);
+	munmap(stack, size);
+	/* a failure is answered before the child's socket closes: the controller,
+	 * seeing that socket end, finds the answer already there */
+	send_syscall(sock, pid < 0 ? -1 : 0);
+	close(child_sock);
+}
+#endif
+
 static void do_thread(int sock, int child_sock)
 {
 	pthread_t th;
@@ -249,6 +314,9 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 		return;
 	case NPG_OP_THREAD:
 		do_thread(sock, fd);
+		return;
+	case NPG_OP_VFORK:
+		do_vfork(sock, fd);
 		return;
 	case NPG_OP_EXIT:
 		/* no reply: the controller watches the task go */

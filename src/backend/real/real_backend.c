@@ -47,6 +47,9 @@ struct real_task {
 	int exit_status;	/* a wait status */
 	unsigned long long starttime;
 	int pidfd;
+	/* a vfork() child: 1 + the task whose reply waits for its exec or exit; 0: none */
+	int vfork_waiter;
+	bool shares_mm;		/* a vfork() child that has not exec'd: its parent's memory */
 };
 
 struct real_priv {
@@ -673,7 +676,8 @@ static void mark_touched(struct real_priv *r)
 
 		if (creator < 0 || !r->tasks[creator].tainted)
 			continue;
-		if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_THREAD)
+		if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_THREAD ||
+		    st->op.code == NPG_OP_VFORK)
 			taint(&r->tasks[st->op.target], r->tasks[creator].why);
 	}
 	for (int i = 0; i < sc->ntasks; i++) {
@@ -776,6 +780,60 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	return 0;
 }
 
+/*
+ * After a vfork command: true once the child's socket has its hello, false
+ * when the parent answered (the vfork failed, or the parent died: a parent
+ * that succeeded answers only after its child has exec'd or exited) or
+ * neither did in time (the caller's recv_timed() then says so). A failed
+ * vfork is answered before the puppet closes the child's socket, so an
+ * end of that socket comes with the answer.
+ */
+static bool vfork_hello_first(int parent_sock, int child_sock)
+{
+	struct pollfd p[2] = { { .fd = child_sock, .events = POLLIN },
+			       { .fd = parent_sock, .events = POLLIN } };
+	int n;
+
+	do
+		n = poll(p, 2, ANSWER_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR);
+	return n > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLIN | POLLHUP));
+}
+
+/* Is @t waiting in vfork() for a child that has neither exec'd nor exited? */
+static bool vfork_waiting(const struct real_priv *r, const struct real_task *t)
+{
+	for (int i = 0; i < r->sc->ntasks; i++)
+		if (r->tasks[i].vfork_waiter == (int)(t - r->tasks) + 1)
+			return true;
+	return false;
+}
+
+/*
+ * A vfork() child that has exec'd or exited released its parent
+ * (complete_vfork_done()): the parent's clone() returned and its reply
+ * to the vfork command is on its socket -- collected now, which is also
+ * the acknowledgement that the parent runs again. A parent that died
+ * meanwhile sends none.
+ */
+static int collect_vfork_replies(struct real_priv *r)
+{
+	for (int i = 0; i < r->sc->ntasks; i++) {
+		struct real_task *c = &r->tasks[i], *p;
+		struct npg_wire_msg m;
+
+		if (!c->vfork_waiter || (c->alive && c->shares_mm))
+			continue;
+		p = &r->tasks[c->vfork_waiter - 1];
+		c->vfork_waiter = 0;
+		if (!p->alive || p->sock < 0)
+			continue;
+		if (recv_timed(p->sock, &m, NULL) < 0 || m.kind != NPG_WIRE_RESULT)
+			return -1;
+	}
+	return 0;
+}
+
 static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *r,
 				       struct real_task *t, const struct npg_stmt *st)
 {
@@ -790,6 +848,9 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 		return broken(b, "send");
 	}
 	close(sv[1]);
+	/* vfork: the child's hello comes first; the parent's reply when it execs or exits */
+	if (st->op.code == NPG_OP_VFORK && vfork_hello_first(t->sock, sv[0]))
+		goto hello;
 	got = recv_timed(t->sock, &m, NULL);
 	if (got == 0) {
 		close(sv[0]);
@@ -803,6 +864,7 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 		close(sv[0]);
 		return (struct npg_result){ .kind = m.result, .value = m.value };
 	}
+hello:
 	if (recv_timed(sv[0], &hello, NULL) <= 0 || hello.kind != NPG_WIRE_HELLO) {
 		close(sv[0]);
 		return broken(b, "hello from the new task");
@@ -811,7 +873,11 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 	c->pid = hello.pid;
 	c->tid = hello.tid;
 	c->created = c->alive = true;
-	if (st->op.code == NPG_OP_FORK) {
+	if (st->op.code == NPG_OP_VFORK) {
+		c->vfork_waiter = (int)(t - r->tasks) + 1;
+		c->shares_mm = true;
+	}
+	if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_VFORK) {
 		npg_teardown_remember(c->pid);
 		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	}
@@ -893,6 +959,7 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 	if (m.kind == NPG_WIRE_RESULT)
 		return (struct npg_result){ .kind = m.result, .value = m.value };
 	/* the new image said hello: de_thread() took the other threads */
+	t->shares_mm = false;
 	if (t->tid != t->pid)
 		take_over_leader(r, t, &m);
 	mark_group_gone(r, t->pid, true);
@@ -1046,6 +1113,8 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	bool unknowable = flag_depends_on_roots_count(r, t, st);
 	struct npg_result res = real_step_run(b, st);
 
+	if (collect_vfork_replies(r) < 0)
+		return broken(b, "the reply of a parent its vfork() child released");
 	if (!unknowable || res.kind == NPG_R_UNREPRODUCIBLE)
 		return res;
 	taint(t, "5.14-5.16 set_user() compares the caller's old count, root's here, which "
@@ -1069,7 +1138,20 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		return unreproducible(b, t->why);
 	if (!t->alive)
 		return (struct npg_result){ .kind = NPG_R_DEAD };
-	if (st->op.target >= 0 && st->op.code != NPG_OP_FORK && st->op.code != NPG_OP_THREAD) {
+	/* wait_for_vfork_done(): no call until the child execs or exits (glibc's set*id waits) */
+	if (vfork_waiting(r, t))
+		return (struct npg_result){ .kind = NPG_R_SUSPENDED };
+	if (st->op.glibc)
+		for (int i = 0; i < r->sc->ntasks; i++)
+			if (real_live_thread(i, &(struct real_group){ r, t->pid }) &&
+			    vfork_waiting(r, &r->tasks[i]))
+				return (struct npg_result){ .kind = NPG_R_SUSPENDED };
+	if (t->shares_mm && (st->op.glibc || st->op.code == NPG_OP_FORK ||
+			     st->op.code == NPG_OP_VFORK || st->op.code == NPG_OP_THREAD))
+		return unreproducible(b, "a vfork() child whose execve failed still shares its "
+				      "parent's memory: a puppet cannot create tasks there");
+	if (st->op.target >= 0 && st->op.code != NPG_OP_FORK && st->op.code != NPG_OP_THREAD &&
+	    st->op.code != NPG_OP_VFORK) {
 		struct real_task *tt = &r->tasks[st->op.target];
 
 		if (tt->tainted)
@@ -1087,6 +1169,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		return step_glibc_setxid(b, r, t, st);
 	switch (st->op.code) {
 	case NPG_OP_FORK:
+	case NPG_OP_VFORK:
 	case NPG_OP_THREAD:
 		return step_new_task(b, r, t, st);
 	case NPG_OP_EXIT:
