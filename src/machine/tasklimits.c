@@ -197,13 +197,42 @@ int npg_pids_cgroup_read(struct npg_pids_cgroup *out)
 		if (m)
 			out->refused = strtol(m + 4, NULL, 10);
 	}
+	/* pids.events.local exists only on cgroup2 of kernels whose pids_event()
+	 * charges the cgroup over its limit and its ancestors */
+	out->refused_local = -1;
+	snprintf(path, sizeof(path), "%s/pids.events.local", out->dir);
+	if (out->version == 2 && read_text(path, val, sizeof(val)) == 0) {
+		const char *m = strstr(val, "max ");
+
+		out->refused_local = m ? strtol(m + 4, NULL, 10) : -1;
+	}
+	out->events_scope = out->version == 2 && out->refused_local >= 0 && !out->localevents
+		? NPG_PIDS_EVENTS_SUBTREE : NPG_PIDS_EVENTS_FORKER;
 	return 0;
+}
+
+bool npg_pids_localevents(const char *root)
+{
+	char line[1024], path[1200];
+	bool found = false;
+	FILE *f;
+
+	rooted(path, sizeof(path), root, "/proc/self/mountinfo");
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		found = sep && strncmp(sep + 3, "cgroup2 ", 8) == 0 && strstr(sep, "pids_localevents");
+	}
+	fclose(f);
+	return found;
 }
 
 /* @dir's cgroup and each ancestor below the hierarchy's root, which is
  * @top characters of @dir long */
-static int chain_from(const char *dir, size_t top, int version, struct npg_pids_cgroup *out,
-		      int max)
+static int chain_from(const char *dir, size_t top, int version, bool localevents,
+		      struct npg_pids_cgroup *out, int max)
 {
 	char cur[1100];
 	int n = 0;
@@ -218,6 +247,7 @@ static int chain_from(const char *dir, size_t top, int version, struct npg_pids_
 		snprintf(c->dir, sizeof(c->dir), "%s", cur);
 		snprintf(c->path, sizeof(c->path), "%s", cur + top);
 		c->version = version;
+		c->localevents = localevents;
 		if (npg_pids_cgroup_read(c) == 0)
 			n++;
 		*strrchr(cur, '/') = '\0';
@@ -234,7 +264,8 @@ int npg_pids_cgroup_chain(const char *root, pid_t pid, struct npg_pids_cgroup *o
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	snprintf(dir, sizeof(dir), "%s%s%s", root ? root : "", mnt, strcmp(cgpath, "/") ? cgpath : "");
-	return chain_from(dir, strlen(root ? root : "") + strlen(mnt), version, out, max);
+	return chain_from(dir, strlen(root ? root : "") + strlen(mnt), version,
+			  version == 2 && npg_pids_localevents(root), out, max);
 }
 
 int npg_pids_cgroup_chain_dir(const char *root, const char *cgroup, struct npg_pids_cgroup *out,
@@ -255,7 +286,8 @@ int npg_pids_cgroup_chain_dir(const char *root, const char *cgroup, struct npg_p
 			snprintf(dir, sizeof(dir), "%s%s%s", root ? root : "", mounts[i],
 				 strcmp(cgroup, "/") ? cgroup : "");
 		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-			return chain_from(dir, rl + ml, versions[i], out, max);
+			return chain_from(dir, rl + ml, versions[i],
+					  versions[i] == 2 && npg_pids_localevents(root), out, max);
 	}
 	errno = ENOENT;
 	return -1;

@@ -9,6 +9,7 @@
 #ifndef NPG_MACHINE_TASKLIMITS_H
 #define NPG_MACHINE_TASKLIMITS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #define NPG_TASKLIMITS_MAX 32
@@ -39,8 +40,28 @@ struct npg_pids_cgroup {
 	int version;		/* 1: the v1 "pids" hierarchy; 2: cgroup2 */
 	long current;		/* pids.current */
 	long max;		/* pids.max; -1 for "max" (no limit of its own) */
-	long refused;		/* pids.events "max": forks it refused; -1 if unreadable */
+	long refused;		/* pids.events "max"; -1 if unreadable; what it counts: */
+	int events_scope;	/* NPG_PIDS_EVENTS_FORKER or NPG_PIDS_EVENTS_SUBTREE */
+	long refused_local;	/* pids.events.local "max" (v2, on kernels that have it):
+				   refusals by this cgroup's own pids.max; -1 absent */
+	bool localevents;	/* set by the caller: cgroup2 mounted with pids_localevents */
 };
+
+/*
+ * What pids.events "max" counts (kernel/cgroup/pids.c, pids_can_fork() ->
+ * pids_event()). FORKER: forks by tasks in this cgroup, refused by its own
+ * pids.max or an ancestor's -- the forking task's cgroup is charged (v1 on
+ * every kernel with pids.events, 4.8+; v2 before pids.events.local came,
+ * and v2 mounted with pids_localevents). SUBTREE: refusals by the pids.max
+ * of this cgroup or of a descendant (v2 with pids.events.local:
+ * pids_event() counts pids_over_limit and its ancestors; .local counts
+ * only pids_over_limit itself).
+ */
+#define NPG_PIDS_EVENTS_FORKER 0
+#define NPG_PIDS_EVENTS_SUBTREE 1
+
+/* cgroup2 below @root is mounted with pids_localevents (its mountinfo super options). */
+bool npg_pids_localevents(const char *root);
 
 /*
  * The pids cgroup of task @pid and each ancestor below the root,

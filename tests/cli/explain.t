@@ -18,7 +18,7 @@ cleanup() {
 	# the next test counts the user's tasks: wait until the killed are reaped
 	n=0
 	while pgrep -u "$U" >/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-	for cg in "$CG1" "$CG2"; do
+	for cg in "$CG1/child" "$CG1" "$CG2"; do
 		[ -d "$cg" ] || continue
 		for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	done
@@ -26,7 +26,7 @@ cleanup() {
 	[ -s "$TMP/ns.pid" ] && kill -9 "$(cat "$TMP/ns.pid")" 2>/dev/null
 	rm -f "$TMP/ns.pid"
 	wait 2>/dev/null
-	for cg in "$CG1" "$CG2"; do
+	for cg in "$CG1/child" "$CG1" "$CG2"; do
 		n=0
 		while [ -d "$cg" ] && ! rmdir "$cg" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
 	done
@@ -93,11 +93,20 @@ test_expect "threads-max (recorded tree): copy_process() refuses at nr_threads =
 test_expect "pids cgroup v2 (recorded tree): pids.max 3 refuses, with pids.events" '
 	expect_exit 1 "$NPG" explain --sysroot "$FIX/cgroup2" --pid 4242 &&
 	grep -q "^cgroup /user.slice/user-4242000.slice (pids, v2): pids.current 3, pids.max 3$" "$TMP/stdout" &&
-	grep -q "3 + 1 > 3: fails with EAGAIN; refused 1 time so far (pids.events)    <- this limit refuses" "$TMP/stdout" &&
+	grep -q "3 + 1 > 3: fails with EAGAIN; pids.events: 1 fork of tasks in this cgroup refused so far, by its or an ancestor.s pids.max    <- this limit refuses" "$TMP/stdout" &&
 	expect_exit 1 "$NPG" explain --sysroot "$FIX/cgroup2" --since-boot &&
 	grep -q "^cgroup /user.slice/user-4242000.slice (pids, v2): refused 1 fork" "$TMP/stdout" &&
 	expect_exit 1 "$NPG" explain --sysroot "$FIX/cgroup2" --cgroup /user.slice/user-4242000.slice -J &&
 	grep -q "\"refused_by\": \"pids_cgroup\"" "$TMP/stdout"
+'
+
+test_expect "pids cgroup v2 with pids.events.local (recorded 6.14 tree): the hierarchical counter read as such" '
+	expect_exit 1 "$NPG" explain --sysroot "$FIX/cgroup2-hier" --pid 4242 &&
+	grep -q "no limit here; pids.events: 0 refusals so far by pids.max here or below, 0 by this one (pids.events.local)$" "$TMP/stdout" &&
+	grep -q "60 + 1 > 60: fails with EAGAIN; pids.events: 2 refusals so far by pids.max here or below, 2 by this one (pids.events.local)    <- this limit refuses" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" explain --sysroot "$FIX/cgroup2-hier" --since-boot &&
+	grep -qx "cgroup /user.slice (pids, v2): refused 2 forks by pids.max here or below (pids.events max, hierarchical), 2 by its own (pids.events.local); pids.current 60, pids.max 60" "$TMP/stdout" &&
+	! grep -q "user-4242000" "$TMP/stdout"
 '
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -178,7 +187,7 @@ cgroup_case() {	# cgroup_case DIR VERSION
 	P=$(head -1 "$1/cgroup.procs") &&
 	expect_exit 1 "$NPG" explain --pid $P &&
 	grep -q "^cgroup /npg-explain-$$ (pids, v$2): pids.current 3, pids.max 3$" "$TMP/stdout" &&
-	grep -q "pids_try_charge() (kernel/cgroup/pids.c, 4.3+): 3 + 1 > 3: fails with EAGAIN; refused [1-9][0-9]* times\{0,1\} so far (pids.events)    <- this limit refuses" "$TMP/stdout" &&
+	grep -q "pids_try_charge() (kernel/cgroup/pids.c, 4.3+): 3 + 1 > 3: fails with EAGAIN; pids.events: [1-9][0-9]* forks\{0,1\} of tasks in this cgroup refused so far, by its or an ancestor.s pids.max    <- this limit refuses" "$TMP/stdout" &&
 	grep -q "^  copy_process(): is_rlimit_overlimit.*ok" "$TMP/stdout" &&
 	expect_exit 1 "$NPG" explain --since-boot &&
 	grep -q "^cgroup /npg-explain-$$ (pids, v$2): refused" "$TMP/stdout" &&
@@ -190,8 +199,29 @@ if grep -qw pids /proc/self/cgroup && [ -d /sys/fs/cgroup/pids ]; then
 		cgroup_case "$CG1" 1
 	'
 	cleanup
+	# v1 pids.events counts the forking task's cgroup (pids_event() on the
+	# cgroup of the task, not pids_over_limit): a parent at pids.max 3, the
+	# puppet in an unlimited child; the refusals show in the child, and
+	# --since-boot names the parent as the limit reached
+	test_expect "pids cgroup v1, limit on the parent, puppet in a child: the counter read as the kernel means it" '
+		mkdir "$CG1" && echo 3 >"$CG1/pids.max" && mkdir "$CG1/child" || exit 1
+		rm -f "$TMP/fk"
+		sh -c "echo \$\$ >$CG1/child/cgroup.procs && exec perl $FORKER" >"$TMP/fk" 2>&1 &
+		wait_for "$TMP/fk" "after" && grep -q "^EAGAIN after 2$" "$TMP/fk" &&
+		P=$(head -1 "$CG1/child/cgroup.procs") &&
+		expect_exit 1 "$NPG" explain --pid $P &&
+		grep -q "^cgroup /npg-explain-$$/child (pids, v1): pids.current 3, pids.max max$" "$TMP/stdout" &&
+		grep -q "no limit here; pids.events: [1-9][0-9]* forks\{0,1\} of tasks in this cgroup refused so far, by its or an ancestor.s pids.max$" "$TMP/stdout" &&
+		grep -q "^cgroup /npg-explain-$$ (pids, v1): pids.current 3, pids.max 3$" "$TMP/stdout" &&
+		grep -q "3 + 1 > 3: fails with EAGAIN; pids.events: 0 forks of tasks in this cgroup refused so far, by its or an ancestor.s pids.max    <- this limit refuses" "$TMP/stdout" &&
+		expect_exit 1 "$NPG" explain --since-boot &&
+		grep -q "^cgroup /npg-explain-$$/child (pids, v1): refused [1-9][0-9]* forks\{0,1\} of tasks in this cgroup (pids.events max counts the forking task.s cgroup, whichever pids.max refused); pids.current 3, pids.max max; the pids.max at its limit now: /npg-explain-$$ (pids.current 3, pids.max 3), an ancestor$" "$TMP/stdout" &&
+		! grep -q "^cgroup /npg-explain-$$ (pids" "$TMP/stdout"
+	'
+	cleanup
 else
 	test_skip "pids cgroup v1 refusal made for real" "no v1 pids hierarchy at /sys/fs/cgroup/pids"
+	test_skip "pids cgroup v1, limit on the parent" "no v1 pids hierarchy at /sys/fs/cgroup/pids"
 fi
 if grep -qw pids /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
 	test_expect "pids cgroup v2 at pids.max 3: cgroup_can_fork() refuses" '

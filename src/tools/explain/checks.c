@@ -332,7 +332,7 @@ static void check_cgroups(const struct npg_explain_facts *f, struct npg_explain 
 	for (int i = 0; i < f->ncgroups; i++) {
 		const struct npg_pids_cgroup *g = &f->cgroups[i];
 		struct npg_explain_check *c;
-		char refused[96] = "";
+		char refused[200] = "";
 
 		/* the task's own cgroup is always shown; ancestors only with a limit */
 		if (g->max < 0 && i > 0)
@@ -341,9 +341,15 @@ static void check_cgroups(const struct npg_explain_facts *f, struct npg_explain 
 					   "(kernel/cgroup/pids.c, 4.3+)");
 		c->used = g->current;
 		c->limit = g->max;
-		if (g->refused >= 0)
-			snprintf(refused, sizeof(refused), "; refused %ld %s so far (pids.events)",
-				 g->refused, plural(g->refused, "time", "times"));
+		/* what the counter means on this kernel: pids_event() (kernel/cgroup/pids.c) */
+		if (g->refused >= 0 && g->events_scope == NPG_PIDS_EVENTS_SUBTREE)
+			snprintf(refused, sizeof(refused), "; pids.events: %ld %s so far by pids.max here "
+				 "or below, %ld by this one (pids.events.local)", g->refused,
+				 plural(g->refused, "refusal", "refusals"), g->refused_local);
+		else if (g->refused >= 0)
+			snprintf(refused, sizeof(refused), "; pids.events: %ld %s of tasks in this cgroup "
+				 "refused so far, by its or an ancestor's pids.max", g->refused,
+				 plural(g->refused, "fork", "forks"));
 		if (g->max < 0) {
 			snprintf(c->subject, sizeof(c->subject), "cgroup %s (pids, v%d): pids.current %ld, "
 				 "pids.max max", g->path, g->version, g->current);

@@ -200,7 +200,9 @@ static int write_all(FILE *out, const struct npg_metrics_user *users, size_t n, 
 		fprintf(out, "\",hierarchy=\"v%d\"} %ld\n", walk.list[i].version, walk.list[i].max);
 	}
 	head(out, "nprocguard_pids_cgroup_refusals_total", "counter",
-	     "Forks the pids controller refused (pids.events max) since the cgroup was made.");
+	     "pids.events max of the cgroup: on v1 (and v2 without pids.events.local) forks "
+	     "by tasks in this cgroup refused by its or an ancestor's pids.max; on v2 with "
+	     "pids.events.local, refusals by the pids.max of this cgroup or a descendant.");
 	for (size_t i = 0; i < walk.n; i++) {
 		if (walk.list[i].refused < 0)
 			continue;
