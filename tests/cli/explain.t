@@ -2,8 +2,10 @@
 # nprocguard explain: each cause of EAGAIN made for real (as root) and named
 # with its numbers -- a test user at RLIMIT_NPROC, a pids cgroup (v1, and
 # v2 when the machine has pids there) at pids.max 3, a pid namespace out of
-# pids (kernel.pid_max set inside it, 6.14+), the flag at execve -- and
-# kernel.threads-max and a cgroup2 refusal from recorded trees (--sysroot),
+# pids (kernel.pid_max set inside it, 6.14+; and two deep), the flag at
+# execve, a test user's child user namespaces (each ucounts level counted),
+# a v1 parent cgroup limiting a child's forks -- and kernel.threads-max and
+# cgroup2 refusals from recorded trees (--sysroot),
 # since threads-max must never be lowered on the machine.
 . "$(dirname "$0")/lib.sh"
 U=$((NPG_TEST_UID_BASE + 900001))
@@ -156,8 +158,24 @@ if unshare -U --map-root-user true 2>/dev/null; then
 		grep -q "\"userns\": \[{\"level\": 1, \"inode\": $NS, \"uid\": $U, \"uid_inside\": 0, \"count\": 3, \"limit\": 3, \"limit_visible\": true}, {\"level\": 0, \"inode\": $INIT, \"uid\": $U, \"uid_inside\": $U, \"count\": 4, \"limit\": null, \"limit_visible\": false}\]" "$TMP/stdout"
 	'
 	cleanup
+	# two namespaces deep: one process at level 1, two at level 2, one outside
+	test_expect "user namespaces two deep: three levels, each charged with the tasks at or below it" '
+		setpriv --reuid=$U --regid=$U --clear-groups sleep 1000 &
+		setpriv --reuid=$U --regid=$U --clear-groups unshare -U --map-root-user \
+			sh -c "sleep 1000 & exec unshare -U --map-root-user sh -c \"sleep 1000 & exec sleep 1001\"" &
+		n=0; until [ "$(pgrep -c -u $U)" -eq 4 ] && pgrep -u $U -f "^sleep 1001$" >/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+		P=$(pgrep -u $U -f "^sleep 1001$") &&
+		NS2=$(stat -L -c %i /proc/$P/ns/user) &&
+		expect_exit 0 "$NPG" explain --pid $P --source proc &&
+		grep -q "^user namespace $NS2 (level 2, the task.s own): uid $U, 0 inside: 2 tasks charged here, RLIMIT_NPROC [0-9]* (soft, pid $P sleep)$" "$TMP/stdout" &&
+		grep -q "^user namespace [0-9]* (level 1): uid $U, owner of namespace $NS2: 3 tasks charged here" "$TMP/stdout" &&
+		grep -q "^user namespace [0-9]* (level 0, initial): uid $U, owner of namespace [0-9]*: 4 tasks charged here" "$TMP/stdout" &&
+		grep -q "^answer: fork passes every check that could be read now; 2 not checked" "$TMP/stdout"
+	'
+	cleanup
 else
 	test_skip "user namespace levels made for real" "unshare -U is refused here (user.max_user_namespaces 0, or no user namespaces)"
+	test_skip "user namespaces two deep" "unshare -U is refused here (user.max_user_namespaces 0, or no user namespaces)"
 fi
 
 test_expect "execve: PF_NPROC_EXCEEDED and the re-check; exec names the same cause" '
