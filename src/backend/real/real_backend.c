@@ -43,6 +43,9 @@ struct real_task {
 	bool hard_capped;	/* hard RLIMIT_NPROC lower here than the scenario says */
 	bool ruid_seen;		/* last_ruid holds the real uid last observed */
 	uint32_t last_ruid;
+	/* 5.14-5.16: the (real) uid whose ucounts this task is charged to */
+	bool key_known;
+	uint32_t key;
 	bool exit_known;
 	int exit_status;	/* a wait status */
 	unsigned long long starttime;
@@ -526,6 +529,8 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 	t->pid = t->tid = pid;
 	t->ruid_seen = true;
 	t->last_ruid = map_id(r, d->cred.uid.real);
+	t->key_known = true;	/* the set-up changes the real uid alone first */
+	t->key = t->last_ruid;
 	t->created = t->alive = true;
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (recv_timed(t->sock, &m, NULL) <= 0 || m.kind != NPG_WIRE_HELLO) {
@@ -670,15 +675,27 @@ static void mark_touched(struct real_priv *r)
 {
 	const struct npg_scenario *sc = r->sc;
 
-	for (int s = 0; s < sc->nstmts; s++) {
-		const struct npg_stmt *st = &sc->stmts[s];
-		int creator = st->kind == NPG_STMT_STEP ? st->task : -1;
+	bool grew = true;
 
-		if (creator < 0 || !r->tasks[creator].tainted)
-			continue;
-		if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_THREAD ||
-		    st->op.code == NPG_OP_VFORK)
-			taint(&r->tasks[st->op.target], r->tasks[creator].why);
+	/*
+	 * Whatever a tainted task's steps would have done to another task -- made
+	 * it (fork, thread, vfork), killed, reaped or limited it -- does not
+	 * happen here: that task is not faithful either. To a fixed point, since
+	 * a task tainted by a later statement may have acted earlier.
+	 */
+	while (grew) {
+		grew = false;
+		for (int s = 0; s < sc->nstmts; s++) {
+			const struct npg_stmt *st = &sc->stmts[s];
+			int actor = st->kind == NPG_STMT_STEP ? st->task : -1;
+			int target = actor >= 0 ? st->op.target : -1;
+
+			if (actor < 0 || target < 0 || !r->tasks[actor].tainted ||
+			    r->tasks[target].tainted)
+				continue;
+			taint(&r->tasks[target], r->tasks[actor].why);
+			grew = true;
+		}
 	}
 	for (int i = 0; i < sc->ntasks; i++) {
 		if (!r->tasks[i].tainted)
@@ -873,6 +890,9 @@ hello:
 	c->pid = hello.pid;
 	c->tid = hello.tid;
 	c->created = c->alive = true;
+	/* a new task shares or copies its creator's credentials, ucounts included */
+	c->key_known = t->key_known;
+	c->key = t->key;
 	if (st->op.code == NPG_OP_VFORK) {
 		c->vfork_waiter = (int)(t - r->tasks) + 1;
 		c->shares_mm = true;
@@ -1098,7 +1118,8 @@ static bool flag_depends_on_roots_count(struct real_priv *r, const struct real_t
 		return false;
 	if (ruid == NPG_ID_NONE || ruid == 0 || npg_proc_read_task(t->pid, t->tid, &pt) < 0)
 		return false;
-	if (map_id(r, ruid) == pt.uid[0] || (pt.uid[0] != 0 && !r->charged_unknown[0]))
+	/* only root's count is out of reach: whoever else t is charged to, counts agree */
+	if (map_id(r, ruid) == pt.uid[0] || (t->key_known && t->key != 0))
 		return false;
 	return !npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) &&
 	       !npg_cap_has(pt.cap_eff, NPG_CAP_SYS_ADMIN);
@@ -1236,6 +1257,11 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 				 "uid change (set_cred_ucounts()), which /proc does not show: "
 				 "'%s' has real uid %u, effective %u", r->sc->tasks[task].name,
 				 unmap_id(r, pt.uid[0]), unmap_id(r, pt.uid[1]));
+		if (t->ruid_seen && t->last_ruid != pt.uid[0]) {
+			/* set_cred_ucounts(): alloc_ucounts(new->user_ns, new->euid) */
+			t->key = pt.uid[1];
+			t->key_known = true;
+		}
 		t->ruid_seen = true;
 		t->last_ruid = pt.uid[0];
 		npg_proc_read_nproc(t->pid, &out->nproc_cur, &out->nproc_max);
