@@ -92,7 +92,7 @@ struct npg_result npg_model_step(struct npg_world *w, const struct npg_stmt *st)
 static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
 {
 	const struct npg_op *op = arg;
-	uint64_t eff, prm;
+	uint64_t eff, prm, inh;
 
 	switch (op->code) {
 	case NPG_OP_FORK:
@@ -130,8 +130,13 @@ static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
 		return npg_sys_keepcaps(w, t, op->value);
 	case NPG_OP_CAPSET:
 		npg_capset_compute(op, w->tasks[t].cred.cap_effective,
-				   w->tasks[t].cred.cap_permitted, &eff, &prm);
-		return npg_sys_capset(w, t, eff, prm);
+				   w->tasks[t].cred.cap_permitted, w->tasks[t].cred.cap_inheritable,
+				   &eff, &prm, &inh);
+		return npg_sys_capset(w, t, eff, prm, inh);
+	case NPG_OP_SECUREBITS:
+		return npg_sys_securebits(w, t, (uint32_t)op->value);
+	case NPG_OP_AMBIENT:
+		return npg_sys_ambient(w, t, op->value, (int)op->caps);
 	case NPG_OP_EXECVE:
 		return npg_sys_execve_file(w, t, op->file ? &op->exec : NULL);
 	case NPG_OP_KILL:

@@ -1,13 +1,19 @@
 /* Capability changes that follow uid changes and execve(). */
+#include <errno.h>
+
 #include "model/cred.h"
 
 /*
  * security/commoncap.c, cap_task_fix_setuid() (2.6.x .. 6.x):
- * LSM_SETID_ID/RE/RES call cap_emulate_setxuid(); LSM_SETID_FS toggles
- * CAP_FS_MASK. SECURE_NO_SETUID_FIXUP is not modelled (never set).
+ * LSM_SETID_ID/RE/RES call cap_emulate_setxuid() unless
+ * SECURE_NO_SETUID_FIXUP; LSM_SETID_FS toggles CAP_FS_MASK, also unless
+ * SECURE_NO_SETUID_FIXUP. cap_emulate_setxuid() clears the ambient set
+ * whenever the last root id goes, keep-caps or not (4.3+).
  */
 void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool fs_only)
 {
+	if (old->securebits & NPG_SECBIT_NO_SETUID_FIXUP)
+		return;
 	if (fs_only) {
 		if (old->uid.fs == 0 && new->uid.fs != 0)
 			new->cap_effective &= ~NPG_CAP_FS_MASK;
@@ -22,6 +28,7 @@ void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool f
 			new->cap_permitted = 0;
 			new->cap_effective = 0;
 		}
+		new->cap_ambient = 0;
 	}
 	if (old->uid.eff == 0 && new->uid.eff != 0)
 		new->cap_effective = 0;
@@ -30,22 +37,60 @@ void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool f
 }
 
 /*
- * security/commoncap.c, cap_bprm_creds_from_file() for a plain binary (no
- * file capabilities, no set-id bit; inheritable and ambient sets empty):
- * "if (__is_eff(root_uid, new) || __is_real(root_uid, new))" the permitted
- * set becomes the bounding set, and the effective set is raised only for
- * an effective uid of 0. Then "new->suid = new->fsuid = new->euid" (same
- * for gids). fs/exec.c (begin_new_exec / prepare_exec_creds) clears
- * SECURE_KEEP_CAPS.
+ * fs/exec.c, bprm_fill_uid() then security/commoncap.c,
+ * cap_bprm_creds_from_file() (6.x; cap_bprm_set_creds() before 5.8, the
+ * ambient set since 4.3), for a file system that honours set-id bits,
+ * without no_new_privs, ptrace or a shared fs_struct (bprm->unsafe = 0):
+ *
+ *   bprm_fill_uid(): S_ISUID sets the euid to the owner; S_ISGID with
+ *     S_IXGRP sets the egid to the group.
+ *   get_file_caps(): pP' = (X & fP) | (pI & fI), fE; none: pP' = 0.
+ *   handle_privileged_root(), unless SECURE_NOROOT: a set-uid-root file
+ *     with file capabilities keeps to them ("has_fcap && __is_suid");
+ *     else euid or ruid 0: pP' = X | pI, and euid 0: fE.
+ *   is_setid = euid' != uid or egid' != gid; file capabilities or
+ *     is_setid clear pA; pP' |= pA'; pE' = fE ? pP' : pA'.
+ *   "new->suid = new->fsuid = new->euid" (gids too); SECURE_KEEP_CAPS
+ *     is cleared (prepare_exec_creds()).
+ *
+ * -EPERM, @new unchanged, when fE is set and X & fP misses part of fP
+ * (bprm_caps_from_vfs_caps()): begin_new_exec() returns it before
+ * de_thread(), so the exec fails and the old image runs on.
  */
-void npg_cap_bprm_creds(struct npg_cred *new)
+int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f)
 {
-	if (new->uid.eff == 0 || new->uid.real == 0)
-		new->cap_permitted = new->cap_bset;
-	else
-		new->cap_permitted = 0;
-	new->cap_effective = new->uid.eff == 0 ? new->cap_permitted : 0;
+	const struct npg_cred old = *new;
+	bool effective = false, has_fcap = f && f->has_fcaps, is_setid;
+
+	if (f && f->setuid)
+		new->uid.eff = f->uid;
+	if (f && f->setgid)
+		new->gid.eff = f->gid;
+	new->cap_permitted = 0;
+	if (has_fcap) {
+		new->cap_permitted = (old.cap_bset & f->fcap_permitted) |
+				     (old.cap_inheritable & f->fcap_inheritable);
+		effective = f->fcap_effective;
+		/* bprm_caps_from_vfs_caps(): "insufficient to execute correctly" */
+		if (effective && (f->fcap_permitted & ~new->cap_permitted)) {
+			*new = old;
+			return -EPERM;
+		}
+	}
+	if (!(old.securebits & NPG_SECBIT_NOROOT) &&
+	    !(has_fcap && new->uid.real != 0 && new->uid.eff == 0)) {
+		if (new->uid.eff == 0 || new->uid.real == 0)
+			new->cap_permitted = old.cap_bset | old.cap_inheritable;
+		if (new->uid.eff == 0)
+			effective = true;
+	}
+	is_setid = new->uid.eff != old.uid.real || new->gid.eff != old.gid.real;
+	if (has_fcap || is_setid)
+		new->cap_ambient = 0;
+	new->cap_permitted |= new->cap_ambient;
+	new->cap_effective = effective ? new->cap_permitted : new->cap_ambient;
 	new->uid.saved = new->uid.fs = new->uid.eff;
 	new->gid.saved = new->gid.fs = new->gid.eff;
 	new->keepcaps = false;
+	return 0;
 }

@@ -35,13 +35,35 @@ struct npg_cred {
 	int ngroups;
 	npg_id groups[NPG_NGROUPS];
 	uint64_t cap_effective, cap_permitted, cap_bset;
+	uint64_t cap_inheritable, cap_ambient;
 	bool keepcaps;		/* SECURE_KEEP_CAPS, set by prctl(PR_SET_KEEPCAPS) */
+	/* the other securebits (NPG_SECBIT_*): keep-caps itself is @keepcaps */
+	uint32_t securebits;
 	/*
 	 * Whose per-user count the task is charged to: cred->user (a user_struct
 	 * keyed by the real uid) up to 5.13, cred->ucounts since 5.14 (keyed by
 	 * the effective uid in 5.14-5.16, by the real uid again since 5.17).
 	 */
 	npg_id charged_to;
+};
+
+/* include/uapi/linux/securebits.h: the bits prctl(PR_SET_SECUREBITS) takes here */
+#define NPG_SECBIT_NOROOT		(1u << 0)
+#define NPG_SECBIT_NOROOT_LOCKED	(1u << 1)
+#define NPG_SECBIT_NO_SETUID_FIXUP	(1u << 2)
+#define NPG_SECBIT_NO_SETUID_FIXUP_LOCKED (1u << 3)
+#define NPG_SECBIT_KEEP_CAPS		(1u << 4)
+#define NPG_SECBIT_KEEP_CAPS_LOCKED	(1u << 5)
+#define NPG_SECBITS_ALL 0x3fu
+
+/* What execve() finds at the path it is given. */
+struct npg_exec_file {
+	bool missing;		/* no such file: ENOENT, after the RLIMIT_NPROC test */
+	bool setuid, setgid;	/* S_ISUID (owner @uid), S_ISGID (group @gid, S_IXGRP set) */
+	npg_id uid, gid;
+	bool has_fcaps;		/* security.capability: fP, fI and the fE bit */
+	uint64_t fcap_permitted, fcap_inheritable;
+	bool fcap_effective;
 };
 
 /* include/linux/cred.h: INIT_USER is the root user of the initial namespace. */
@@ -54,8 +76,13 @@ static inline bool npg_cap_has(uint64_t set, int cap)
 
 /* security/commoncap.c: cap_emulate_setxuid() and the LSM_SETID_FS case. */
 void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool fs_only);
-/* security/commoncap.c: cap_bprm_creds_from_file() for a file without
- * capabilities or set-id bits, plus the id fix-up at its end. */
-void npg_cap_bprm_creds(struct npg_cred *new);
+/* security/commoncap.c: cap_bprm_creds_from_file() of @f (NULL: a plain
+ * program), with fs/exec.c bprm_fill_uid() before it: 0, or -EPERM. */
+int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f);
+/* The securebits as prctl(PR_GET_SECUREBITS) would return them */
+static inline uint32_t npg_securebits(const struct npg_cred *c)
+{
+	return c->securebits | (c->keepcaps ? NPG_SECBIT_KEEP_CAPS : 0);
+}
 
 #endif

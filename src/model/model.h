@@ -109,7 +109,11 @@ struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
 				  uint64_t cur, uint64_t max);
 struct npg_result npg_sys_keepcaps(struct npg_world *w, int t, bool on);
 struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
-				 uint64_t permitted);
+				 uint64_t permitted, uint64_t inheritable);
+/* prctl(PR_SET_SECUREBITS, @bits) */
+struct npg_result npg_sys_securebits(struct npg_world *w, int t, uint32_t bits);
+/* prctl(PR_CAP_AMBIENT, @how, @cap): how is PR_CAP_AMBIENT_RAISE/LOWER/CLEAR_ALL */
+struct npg_result npg_sys_ambient(struct npg_world *w, int t, int how, int cap);
 struct npg_result npg_sys_execve(struct npg_world *w, int t);
 /*
  * glibc's set*id in a threaded process (glibc_setxid.c): @raw, the raw
@@ -131,10 +135,6 @@ struct npg_result npg_glibc_setxid(struct npg_world *w, int t, int *order,
 struct npg_result npg_sys_kill(struct npg_world *w, int t, int target, int sig);
 bool npg_kill_ok_by_cred(const struct npg_task *cur, const struct npg_task *target);
 
-/* What execve() finds at the path it is given. */
-struct npg_exec_file {
-	bool missing;		/* no such file: ENOENT, after the RLIMIT_NPROC test */
-};
 
 /* execve() of @f; NULL is a plain program (no set-id bit, no file capabilities) */
 struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct npg_exec_file *f);

@@ -199,13 +199,19 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 {
 	struct npg_task *task = &w->tasks[t];
 	int err = w->policy->execve(w, task);
+	struct npg_cred new;
 
 	if (err)
 		return result(NPG_R_ERRNO, -err);
 	if (f && f->missing)
 		return result(NPG_R_ERRNO, ENOENT);
+	/* begin_new_exec(): bprm_creds_from_file() comes before de_thread() */
+	new = task->cred;
+	err = npg_cap_bprm_creds(&new, f);
+	if (err)
+		return result(NPG_R_ERRNO, -err);
 	de_thread(w, t);
 	task->vforked_by = 0;	/* exec_mmap() -> mm_release() -> complete_vfork_done() */
-	npg_cap_bprm_creds(&task->cred);
+	task->cred = new;
 	return result(NPG_R_OK, 0);
 }

@@ -5,6 +5,7 @@
  * ucounts bookkeeping differ between eras, and those are the policy's.
  */
 #include <errno.h>
+#include <sys/prctl.h>
 #include <signal.h>
 
 #include "model/model.h"
@@ -212,22 +213,80 @@ struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
 	return ok();
 }
 
-/* kernel/sys.c, prctl(PR_SET_KEEPCAPS) */
+/* kernel/sys.c, prctl(PR_SET_KEEPCAPS): EPERM once SECURE_KEEP_CAPS_LOCKED */
 struct npg_result npg_sys_keepcaps(struct npg_world *w, int t, bool on)
 {
+	if (w->tasks[t].cred.securebits & NPG_SECBIT_KEEP_CAPS_LOCKED)
+		return fail(EPERM);
 	w->tasks[t].cred.keepcaps = on;
 	return ok();
 }
 
-/* security/commoncap.c, cap_capset(): no new permitted bits; effective within permitted */
+/*
+ * security/commoncap.c, cap_capset(): pI' within pI | pP unless CAP_SETPCAP
+ * (cap_inh_is_capped()), and within pI | X; no new permitted bits;
+ * effective within permitted; then "new->cap_ambient =
+ * cap_intersect(new->cap_ambient, cap_intersect(*permitted, *inheritable))".
+ */
 struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
-				 uint64_t permitted)
+				 uint64_t permitted, uint64_t inheritable)
 {
 	struct npg_cred *c = &w->tasks[t].cred;
 
-	if ((effective & ~permitted) || (permitted & ~c->cap_permitted))
+	if (!npg_capable(&w->tasks[t], NPG_CAP_SETPCAP) &&
+	    (inheritable & ~(c->cap_inheritable | c->cap_permitted)))
+		return fail(EPERM);
+	if ((inheritable & ~(c->cap_inheritable | c->cap_bset)) ||
+	    (effective & ~permitted) || (permitted & ~c->cap_permitted))
 		return fail(EPERM);
 	c->cap_effective = effective;
 	c->cap_permitted = permitted;
+	c->cap_inheritable = inheritable;
+	c->cap_ambient &= permitted & inheritable;
+	return ok();
+}
+
+/*
+ * security/commoncap.c, cap_task_prctl(PR_SET_SECUREBITS) (2.6.26+): EPERM
+ * when a locked bit would change, a lock would go, or the caller lacks
+ * CAP_SETPCAP ("doing anything requires privilege").
+ */
+struct npg_result npg_sys_securebits(struct npg_world *w, int t, uint32_t bits)
+{
+	struct npg_cred *c = &w->tasks[t].cred;
+	uint32_t old = npg_securebits(c), locks = old & (NPG_SECBIT_NOROOT_LOCKED |
+		NPG_SECBIT_NO_SETUID_FIXUP_LOCKED | NPG_SECBIT_KEEP_CAPS_LOCKED);
+
+	if (((locks >> 1) & (old ^ bits)) || (locks & ~bits) || (bits & ~NPG_SECBITS_ALL) ||
+	    !npg_capable(&w->tasks[t], NPG_CAP_SETPCAP))
+		return fail(EPERM);
+	c->securebits = bits & ~NPG_SECBIT_KEEP_CAPS;
+	c->keepcaps = (bits & NPG_SECBIT_KEEP_CAPS) != 0;
+	return ok();
+}
+
+/*
+ * security/commoncap.c, cap_task_prctl(PR_CAP_AMBIENT) (4.3+): CLEAR_ALL
+ * always; RAISE needs the capability in both pP and pI; LOWER always.
+ */
+struct npg_result npg_sys_ambient(struct npg_world *w, int t, int how, int cap)
+{
+	struct npg_cred *c = &w->tasks[t].cred;
+
+	if (how == PR_CAP_AMBIENT_CLEAR_ALL) {
+		c->cap_ambient = 0;
+		return ok();
+	}
+	if (cap < 0 || cap > NPG_CAP_LAST)
+		return fail(EINVAL);
+	if (how == PR_CAP_AMBIENT_RAISE) {
+		if (!npg_cap_has(c->cap_permitted, cap) || !npg_cap_has(c->cap_inheritable, cap))
+			return fail(EPERM);
+		c->cap_ambient |= NPG_CAP(cap);
+		return ok();
+	}
+	if (how != PR_CAP_AMBIENT_LOWER)
+		return fail(EINVAL);
+	c->cap_ambient &= ~NPG_CAP(cap);
 	return ok();
 }

@@ -58,6 +58,12 @@ static int diff_actor(const struct npg_run *run, int s, const struct npg_task *a
 	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_permitted);
 	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_permitted);
 	n += differ(run, s, "permitted caps", x, y, emit, arg);
+	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_inheritable);
+	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_inheritable);
+	n += differ(run, s, "inheritable caps", x, y, emit, arg);
+	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_ambient);
+	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_ambient);
+	n += differ(run, s, "ambient caps", x, y, emit, arg);
 	return n;
 }
 

@@ -60,6 +60,12 @@ static const char *const users[] = { "root", "u1", "u2", "u3" };
 static const char *const caps[] = { "setuid", "setgid", "sys_admin", "sys_resource", "setpcap",
 				    "kill" };
 
+static const char *const secbits[] = { "noroot", "noroot-locked", "no-setuid-fixup",
+				       "no-setuid-fixup-locked", "keep-caps", "keep-caps-locked" };
+/* what execve may find: declared in every scenario */
+static const char *const files[] = { "/nonexistent", "/usr/bin/passwd", "/usr/bin/su1",
+				     "/usr/bin/newgrp", "/usr/bin/ping" };
+
 static const char *any_id(struct gen *g, bool allow_none)
 {
 	if (allow_none && pick(&g->rng, 5) == 0)
@@ -104,7 +110,7 @@ static void step(struct gen *g)
 	if (a < 0)
 		return;
 	who = g->t[a].name;
-	switch (pick(&g->rng, 22)) {
+	switch (pick(&g->rng, 25)) {
 	case 0: case 1: case 2:
 		if (g->ntasks < MAX_GEN_TASKS)
 			out(g, "%s: fork %s\n", who, g->t[add_task(g, "c", false, 0, g->t[a].leader)].name);
@@ -178,9 +184,30 @@ static void step(struct gen *g)
 		out(g, "%s: capset %s %s\n", who, (const char *[]){ "drop", "keep", "raise", "lower" }[pick(&g->rng, 4)],
 		    caps[pick(&g->rng, 6)]);
 		break;
+	case 19:	/* prctl(PR_SET_SECUREBITS): any of the six bits */
+		b = pick(&g->rng, 64);
+		out(g, "%s: securebits ", who);
+		if (!b)
+			out(g, "none");
+		for (int k = 0, first = 1; k < 6; k++)
+			if (b & (1 << k)) {
+				out(g, "%s%s", first ? "" : ",", secbits[k]);
+				first = 0;
+			}
+		out(g, "\n");
+		break;
+	case 20:	/* PR_CAP_AMBIENT, and capset of the inheritable set it needs */
+		switch (pick(&g->rng, 4)) {
+		case 0: out(g, "%s: ambient clear\n", who); break;
+		case 1: out(g, "%s: ambient lower %s\n", who, caps[pick(&g->rng, 6)]); break;
+		case 2: out(g, "%s: capset inheritable %s\n", who, caps[pick(&g->rng, 6)]); break;
+		default: out(g, "%s: ambient raise %s\n", who, caps[pick(&g->rng, 6)]); break;
+		}
+		break;
 	default:
-		/* a plain program, or one that is not there; from a thread too */
-		out(g, "%s: execve%s\n", who, pick(&g->rng, 3) ? "" : " /nonexistent");
+		/* a plain program, one that is not there, a set-id or file-capability one; from a thread too */
+		b = pick(&g->rng, 10);
+		out(g, "%s: execve%s%s\n", who, b < 5 ? "" : " ", b < 5 ? "" : files[b - 5]);
 		break;
 	}
 }
@@ -205,6 +232,11 @@ int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
 	if (pick(&g.rng, 4) == 0)
 		out(&g, "bounding all but sys_resource,%s\n", caps[pick(&g.rng, 5)]);
 	out(&g, "file /nonexistent missing\n");
+	out(&g, "file /usr/bin/passwd setuid root\n");
+	out(&g, "file /usr/bin/su1 setuid u1 setgid u2\n");
+	out(&g, "file /usr/bin/newgrp setgid root\n");
+	out(&g, "file /usr/bin/ping caps %s,kill inheritable setpcap%s\n", caps[pick(&g.rng, 6)],
+	    pick(&g.rng, 2) ? " effective" : "");
 	out(&g, "task %s uid root", g.t[add_task(&g, "d", false, 0, -1)].name);
 	if (pick(&g.rng, 2))
 		limit(&g);

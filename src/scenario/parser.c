@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/capability.h>
 
 #include "model/policy.h"
@@ -485,8 +486,37 @@ static void parse_file_decl(struct parser *p)
 	if (i < p->ntok && tok_is(&p->tok[i], "missing")) {
 		f.exec.missing = true;
 		i++;
-	} else {
-		error_at(p, i < p->ntok ? p->tok[i].col : end_col(p), "expected 'missing'");
+	}
+	/* setuid U, setgid G, caps LIST (fP), inheritable LIST (fI), effective (fE) */
+	while (!f.exec.missing && i < p->ntok) {
+		const struct npg_token *k = &p->tok[i];
+
+		if (tok_is(k, "setuid") || tok_is(k, "setgid")) {
+			bool gid = tok_is(k, "setgid");
+
+			if (!parse_id(p, i + 1, gid, false, gid ? &f.exec.gid : &f.exec.uid))
+				return;
+			*(gid ? &f.exec.setgid : &f.exec.setuid) = true;
+			i += 2;
+		} else if (tok_is(k, "caps") || tok_is(k, "inheritable")) {
+			bool inh = tok_is(k, "inheritable");
+
+			i = parse_caps(p, i + 1, p->ntok, inh ? &f.exec.fcap_inheritable :
+				       &f.exec.fcap_permitted);
+			if (i < 0)
+				return;
+			f.exec.has_fcaps = true;
+		} else if (tok_is(k, "effective")) {
+			f.exec.fcap_effective = f.exec.has_fcaps = true;
+			i++;
+		} else {
+			break;
+		}
+	}
+	if (!f.exec.missing && !f.exec.setuid && !f.exec.setgid && !f.exec.has_fcaps) {
+		error_at(p, i < p->ntok ? p->tok[i].col : end_col(p),
+			 "expected 'missing', or setuid USER, setgid GROUP, caps LIST, "
+			 "inheritable LIST, effective");
 		return;
 	}
 	if (!expect_end(p, i, p->ntok))
@@ -1013,6 +1043,8 @@ static const struct op_spec op_specs[] = {
 	{ "fork", NPG_OP_FORK, 0, false, false },
 	{ "thread", NPG_OP_THREAD, 0, false, false },
 	{ "vfork", NPG_OP_VFORK, 0, false, false },
+	{ "securebits", NPG_OP_SECUREBITS, 0, false, false },
+	{ "ambient", NPG_OP_AMBIENT, 0, false, false },
 	{ "exit", NPG_OP_EXIT, 0, false, false },
 	{ "wait", NPG_OP_WAIT, 0, false, false },
 	{ "setgroups", NPG_OP_SETGROUPS, 0, false, false },
@@ -1051,6 +1083,40 @@ static bool parse_kill_signal(struct parser *p, const struct npg_token *t, int *
 	error_at(p, t->col, "kill sends 0, KILL, TERM, HUP, INT, USR1, USR2 or ALRM, not '%.*s%s'",
 		 TOKLEN(t->len), t->start, TOKCUT(t->len));
 	return false;
+}
+
+/* NAME[,NAME...] or none: the securebits prctl(PR_SET_SECUREBITS) is given */
+static int parse_securebits(struct parser *p, int i, int end, int *bits)
+{
+	static const char *const names[] = { "noroot", "noroot-locked", "no-setuid-fixup",
+					      "no-setuid-fixup-locked", "keep-caps",
+					      "keep-caps-locked" };
+
+	*bits = 0;
+	if (i < end && tok_is(&p->tok[i], "none"))
+		return i + 1;
+	for (;;) {
+		int b;
+
+		if (i >= end) {
+			error_at(p, end_col(p), "missing securebit (noroot, no-setuid-fixup, keep-caps, "
+				 "each with or without -locked, or none)");
+			return -1;
+		}
+		for (b = 0; b < 6 && !tok_is(&p->tok[i], names[b]); b++)
+			;
+		if (b == 6) {
+			error_at(p, p->tok[i].col, "unknown securebit '%.*s%s'", TOKLEN(p->tok[i].len),
+				 p->tok[i].start, TOKCUT(p->tok[i].len));
+			return -1;
+		}
+		*bits |= 1 << b;
+		if (++i < end && p->tok[i].kind == NPG_TOK_COMMA) {
+			i++;
+			continue;
+		}
+		return i;
+	}
 }
 
 /* The operation's arguments, tokens [i, end) */
@@ -1127,21 +1193,41 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 		return expect_end(p, i + 2, end);
 	case NPG_OP_CAPSET: {
 		static const char *const modes[] = { [NPG_CAPSET_DROP] = "drop", [NPG_CAPSET_KEEP] = "keep",
-						     [NPG_CAPSET_RAISE] = "raise", [NPG_CAPSET_LOWER] = "lower" };
+						     [NPG_CAPSET_RAISE] = "raise", [NPG_CAPSET_LOWER] = "lower",
+						     [NPG_CAPSET_INHERITABLE] = "inheritable" };
 		int m;
 
-		if (!expect_word(p, i, "drop, keep, raise or lower"))
+		if (!expect_word(p, i, "drop, keep, raise, lower or inheritable"))
 			return false;
-		for (m = 0; m < 4 && !tok_is(&p->tok[i], modes[m]); m++)
+		for (m = 0; m < 5 && !tok_is(&p->tok[i], modes[m]); m++)
 			;
-		if (m == 4) {
-			error_at(p, p->tok[i].col, "expected drop, keep, raise or lower");
+		if (m == 5) {
+			error_at(p, p->tok[i].col, "expected drop, keep, raise, lower or inheritable");
 			return false;
 		}
 		op->value = m;
 		next = parse_caps(p, i + 1, end, &op->caps);
 		return next >= 0 && expect_end(p, next, end);
 	}
+	case NPG_OP_SECUREBITS:
+		/* securebits none | NAME[,NAME...]: prctl(PR_SET_SECUREBITS) */
+		next = parse_securebits(p, i, end, &op->value);
+		return next >= 0 && expect_end(p, next, end);
+	case NPG_OP_AMBIENT:
+		/* ambient raise CAP | lower CAP | clear: prctl(PR_CAP_AMBIENT) */
+		if (i < end && tok_is(&p->tok[i], "clear")) {
+			op->value = PR_CAP_AMBIENT_CLEAR_ALL;
+			return expect_end(p, i + 1, end);
+		}
+		if (i >= end || !(tok_is(&p->tok[i], "raise") || tok_is(&p->tok[i], "lower"))) {
+			error_at(p, i < end ? p->tok[i].col : end_col(p), "expected raise CAP, lower CAP or clear");
+			return false;
+		}
+		op->value = tok_is(&p->tok[i], "raise") ? PR_CAP_AMBIENT_RAISE : PR_CAP_AMBIENT_LOWER;
+		if (!expect_word(p, i + 1, "a capability") || !parse_cap_name(p, &p->tok[i + 1], &idx))
+			return false;
+		op->caps = (uint64_t)idx;
+		return expect_end(p, i + 2, end);
 	case NPG_OP_KILL:
 		/* kill PROCESS [SIGNAL]: SIGTERM as kill(1) */
 		if (!task_ref(p, i, &op->target))

@@ -157,10 +157,11 @@ void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
 }
 
 void npg_capset_compute(const struct npg_op *op, uint64_t cur_eff, uint64_t cur_prm,
-			uint64_t *eff, uint64_t *prm)
+			uint64_t cur_inh, uint64_t *eff, uint64_t *prm, uint64_t *inh)
 {
 	*eff = cur_eff;
 	*prm = cur_prm;
+	*inh = cur_inh;
 	switch ((enum npg_capset_mode)op->value) {
 	case NPG_CAPSET_DROP:
 		*eff &= ~op->caps;
@@ -175,6 +176,9 @@ void npg_capset_compute(const struct npg_op *op, uint64_t cur_eff, uint64_t cur_
 		break;
 	case NPG_CAPSET_LOWER:
 		*eff &= ~op->caps;
+		break;
+	case NPG_CAPSET_INHERITABLE:
+		*inh = op->caps;
 		break;
 	}
 }

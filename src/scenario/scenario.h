@@ -18,17 +18,18 @@ enum npg_opcode {
 	NPG_OP_SETUID, NPG_OP_SETEUID, NPG_OP_SETREUID, NPG_OP_SETRESUID, NPG_OP_SETFSUID,
 	NPG_OP_SETGID, NPG_OP_SETEGID, NPG_OP_SETREGID, NPG_OP_SETRESGID, NPG_OP_SETFSGID,
 	NPG_OP_SETGROUPS, NPG_OP_SETRLIMIT, NPG_OP_PRLIMIT, NPG_OP_KEEPCAPS, NPG_OP_CAPSET,
-	NPG_OP_EXECVE, NPG_OP_KILL, NPG_OP_VFORK,
+	NPG_OP_EXECVE, NPG_OP_KILL, NPG_OP_VFORK, NPG_OP_SECUREBITS, NPG_OP_AMBIENT,
 };
 
-enum npg_capset_mode { NPG_CAPSET_DROP, NPG_CAPSET_KEEP, NPG_CAPSET_RAISE, NPG_CAPSET_LOWER };
+enum npg_capset_mode { NPG_CAPSET_DROP, NPG_CAPSET_KEEP, NPG_CAPSET_RAISE, NPG_CAPSET_LOWER,
+		       NPG_CAPSET_INHERITABLE };
 
 struct npg_op {
 	enum npg_opcode code;
 	int target;		/* task index: new child or thread, waited child, prlimit target */
 	npg_id id[3];		/* ids for set*id; NPG_ID_NONE is "-1" */
 	uint64_t lim_cur, lim_max;
-	int value;		/* exit code; keepcaps 0/1; capset mode */
+	int value;		/* exit code; keepcaps 0/1; capset mode; securebits; PR_CAP_AMBIENT_* */
 	uint64_t caps;
 	int ngroups;
 	npg_id groups[NPG_NGROUPS];
@@ -39,7 +40,7 @@ struct npg_op {
 
 /* Apply a capset step to the current sets; shared by every backend. */
 void npg_capset_compute(const struct npg_op *op, uint64_t cur_eff, uint64_t cur_prm,
-			uint64_t *eff, uint64_t *prm);
+			uint64_t cur_inh, uint64_t *eff, uint64_t *prm, uint64_t *inh);
 
 enum npg_check_kind {
 	NPG_CHECK_COUNT,	/* check count USER */

@@ -251,4 +251,13 @@ test_expect "vfork: the parent's reply is collected when its child execs or exit
 	expect_exit 0 "$NPG" conform -u $BASE "$S"/regression/vfork-posix-spawn.npg &&
 	grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" && no_leftovers
 '
+test_expect "set-id and file-capability copies run for real (mode 4755; the file capability shows in the checks), every effect delayed, and go at the end" '
+	execdir_parent &&
+	TMPDIR=$D NPG_PUPPET_DELAY_MS=20 expect_exit 0 "$NPG" run --real -u $BASE \
+		--then "stat -c %a $D/nprocguard-exec.*/file-1 >$D/mode; getcap $D/nprocguard-exec.*/file-2 >$D/caps" \
+		"$S"/regression/setuid-root-program-at-limit.npg &&
+	grep -q "^4755$" "$D/mode" && grep -q "cap_net_raw[=+]ep" "$D/caps" && rm "$D/mode" "$D/caps" && rmdir "$D" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$S"/regression/setuid-root-program-at-limit.npg &&
+	grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" && no_leftovers
+' ; rm -rf "${D:-/nonexistent}"
 test_done

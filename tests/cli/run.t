@@ -148,4 +148,20 @@ test_expect "vfork in a concurrent program is refused with its place" '
 	expect_exit 2 "$NPG" explore "$TMP/v4.npg" &&
 	grep -q "v4.npg:3:5: vfork is not modelled in a concurrent program" "$TMP/stderr"
 '
+test_expect "file PATH setuid/setgid/caps, securebits and ambient: bad words are errors with their place" '
+	printf "user www 1000\nfile /x setuid nobody\ntask d uid 0\n" >"$TMP/s1.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/s1.npg" && grep -q "s1.npg:2:16: " "$TMP/stderr" &&
+	printf "file /x caps frob\ntask d uid 0\n" >"$TMP/s2.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/s2.npg" && grep -q "s2.npg:1:14: unknown capability .frob." "$TMP/stderr" &&
+	printf "file /x\ntask d uid 0\n" >"$TMP/s3.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/s3.npg" && grep -q "s3.npg:1:8: expected .missing., or setuid USER" "$TMP/stderr" &&
+	printf "task d uid 0\nd: securebits noroot,frob\n" >"$TMP/s4.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/s4.npg" && grep -q "s4.npg:2:22: unknown securebit .frob." "$TMP/stderr" &&
+	printf "task d uid 0\nd: ambient up kill\n" >"$TMP/s5.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/s5.npg" && grep -q "s5.npg:2:12: expected raise CAP, lower CAP or clear" "$TMP/stderr"
+'
+test_expect "a set-uid-root program at the limit: euid root, the count unchanged; noroot; ambient" '
+	printf "user root 0\nuser www 1000\nfile /p setuid root\ntask d uid 0\ntask s uid www nproc 1 1\ns: execve /p => ok\ncheck s uids => www root root\ncheck count www => 1\nd: securebits noroot => ok\nd: execve => ok\ncheck d cap kill => no\n" >"$TMP/s6.npg" &&
+	expect_exit 0 "$NPG" run "$TMP/s6.npg"
+'
 test_done

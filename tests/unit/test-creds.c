@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 
 #include "model/policy.h"
 #include "tap.h"
@@ -105,6 +106,82 @@ static void test_execve_from_thread(void)
 	tap_is(npg_count_of(&w, 1000), 1, "... the child lives on, reparented");
 }
 
+/*
+ * cap_bprm_creds_from_file(), bprm_fill_uid() and the securebits and
+ * ambient rules of commoncap.c, on linux-6 (they are the same for every
+ * policy: the policies differ in the RLIMIT_NPROC test before them).
+ */
+static void test_setid_programs(void)
+{
+	static const struct npg_exec_file passwd = { .setuid = true, .uid = 0 };
+	static const struct npg_exec_file newgrp = { .setgid = true, .gid = 0 };
+	static const struct npg_exec_file ping = { .has_fcaps = true, .fcap_effective = true,
+						    .fcap_permitted = NPG_CAP(13) };
+	const uint64_t kill = NPG_CAP(NPG_CAP_KILL);
+
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	w.tasks[0].nproc_cur = w.tasks[0].nproc_max = 1;	/* www at its limit */
+	tap_is(err(npg_sys_execve_file(&w, 0, &passwd)), 0, "a set-uid-root program runs at the limit");
+	tap_ok(ids(0, 1000, 0, 0) && npg_count_of(&w, 1000) == 1,
+	       "set-uid root: euid and suid 0, the real uid and the count unchanged");
+	tap_ok(w.tasks[0].cred.cap_effective == NPG_CAP_ALL, "set-uid root: the bounding set, effective");
+	npg_sys_setuid(&w, 0, false, 1000);
+	tap_ok(ids(0, 1000, 1000, 1000) && w.tasks[0].cred.cap_permitted == 0,
+	       "back to www: every capability goes (cap_emulate_setxuid())");
+	npg_sys_execve_file(&w, 0, &ping);
+	tap_ok(w.tasks[0].cred.cap_effective == NPG_CAP(13), "file capabilities with fE: pE = pP = X & fP");
+	npg_sys_execve_file(&w, 0, &newgrp);
+	tap_ok(w.tasks[0].cred.gid.eff == 0 && w.tasks[0].cred.gid.saved == 0 &&
+	       w.tasks[0].cred.cap_permitted == 0, "set-gid root: egid and sgid 0, no capabilities");
+
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	w.tasks[0].cred.cap_bset = NPG_CAP_ALL & ~NPG_CAP(13);
+	tap_is(err(npg_sys_execve_file(&w, 0, &ping)), EPERM,
+	       "fE with part of fP outside the bounding set: EPERM (bprm_caps_from_vfs_caps())");
+
+	/* securebits */
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	tap_is(err(npg_sys_securebits(&w, 0, NPG_SECBIT_NOROOT)), EPERM,
+	       "PR_SET_SECUREBITS needs CAP_SETPCAP");
+	fresh();
+	spawn(0, 0, 0, 0, NPG_CAP_ALL);
+	tap_is(err(npg_sys_securebits(&w, 0, NPG_SECBIT_NOROOT | NPG_SECBIT_NOROOT_LOCKED |
+				      NPG_SECBIT_KEEP_CAPS_LOCKED)), 0, "root sets noroot, locked");
+	tap_is(err(npg_sys_securebits(&w, 0, NPG_SECBIT_NOROOT_LOCKED | NPG_SECBIT_KEEP_CAPS_LOCKED)),
+	       EPERM, "a locked bit may not change");
+	tap_is(err(npg_sys_securebits(&w, 0, NPG_SECBIT_NOROOT)), EPERM, "a lock may not go");
+	tap_is(err(npg_sys_keepcaps(&w, 0, true)), EPERM, "PR_SET_KEEPCAPS under keep-caps-locked");
+	npg_sys_execve(&w, 0);
+	tap_ok(ids(0, 0, 0, 0) && w.tasks[0].cred.cap_permitted == 0,
+	       "SECURE_NOROOT: root's execve gains nothing");
+	fresh();
+	spawn(0, 0, 0, 0, NPG_CAP_ALL);
+	npg_sys_securebits(&w, 0, NPG_SECBIT_NO_SETUID_FIXUP);
+	npg_sys_setresuid(&w, 0, false, 1000, 1000, 1000);
+	tap_ok(w.tasks[0].cred.cap_effective == NPG_CAP_ALL,
+	       "SECURE_NO_SETUID_FIXUP: leaving root keeps every capability");
+
+	/* ambient */
+	fresh();
+	spawn(0, 1000, 1000, 1000, kill);
+	tap_is(err(npg_sys_ambient(&w, 0, PR_CAP_AMBIENT_RAISE, NPG_CAP_KILL)), EPERM,
+	       "ambient raise needs the capability inheritable too");
+	tap_is(err(npg_sys_capset(&w, 0, kill, kill, kill)), 0, "capset of the inheritable set");
+	tap_is(err(npg_sys_ambient(&w, 0, PR_CAP_AMBIENT_RAISE, NPG_CAP_KILL)), 0,
+	       "ambient raise of a permitted and inheritable capability");
+	npg_sys_execve(&w, 0);
+	tap_ok(w.tasks[0].cred.cap_effective == kill && w.tasks[0].cred.cap_ambient == kill,
+	       "a plain program keeps the ambient set: pP = pE = pA");
+	npg_sys_execve_file(&w, 0, &newgrp);
+	tap_ok(w.tasks[0].cred.cap_ambient == 0 && w.tasks[0].cred.cap_effective == 0,
+	       "a set-id program clears the ambient set");
+	npg_sys_capset(&w, 0, 0, 0, kill);
+	tap_is(err(npg_sys_ambient(&w, 0, PR_CAP_AMBIENT_LOWER, NPG_CAP_KILL)), 0, "ambient lower always");
+}
+
 int main(void)
 {
 	fresh();
@@ -190,9 +267,9 @@ int main(void)
 
 	fresh();
 	spawn(0, 1000, 1000, 1000, NPG_CAP(NPG_CAP_SETUID));
-	tap_is(err(npg_sys_capset(&w, 0, NPG_CAP(NPG_CAP_SYS_ADMIN), NPG_CAP(NPG_CAP_SYS_ADMIN))), EPERM,
+	tap_is(err(npg_sys_capset(&w, 0, NPG_CAP(NPG_CAP_SYS_ADMIN), NPG_CAP(NPG_CAP_SYS_ADMIN), 0)), EPERM,
 	       "capset cannot add to permitted");
-	tap_is(err(npg_sys_capset(&w, 0, 0, 0)), 0, "capset may drop everything");
+	tap_is(err(npg_sys_capset(&w, 0, 0, 0, 0)), 0, "capset may drop everything");
 
 	fresh();
 	spawn(0, 1000, 1000, 1000, 0);
@@ -208,6 +285,7 @@ int main(void)
 
 	test_kill();
 	test_execve_from_thread();
+	test_setid_programs();
 	npg_world_free(&w);
 	return tap_done();
 }

@@ -101,6 +101,10 @@ int npg_proc_read_task(pid_t pid, pid_t tid, struct npg_proc_task *out)
 		out->cap_eff = strtoull(f, NULL, 16);
 	if ((f = field(status, "\nCapBnd:")))
 		out->cap_bnd = strtoull(f, NULL, 16);
+	if ((f = field(status, "\nCapInh:")))
+		out->cap_inh = strtoull(f, NULL, 16);
+	if ((f = field(status, "\nCapAmb:")))	/* 4.3+ */
+		out->cap_amb = strtoull(f, NULL, 16);
 	return 0;
 }
 

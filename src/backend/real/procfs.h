@@ -12,7 +12,7 @@
 struct npg_proc_task {
 	char state;			/* R, S, D, Z, ... from /proc/PID/task/TID/stat */
 	uint32_t uid[4], gid[4];	/* real, effective, saved, fs */
-	uint64_t cap_eff, cap_prm, cap_bnd;
+	uint64_t cap_eff, cap_prm, cap_bnd, cap_inh, cap_amb;
 	unsigned long flags;		/* field 9 */
 	unsigned long long starttime;	/* field 22: tells a reused pid apart */
 	int exit_code;			/* field 52: wait status of a zombie (3.5+) */

@@ -98,7 +98,7 @@ static void *thread_main(void *arg)
 }
 
 /* capget()/capset() on the calling thread only (pid 0), 64-bit sets */
-static int caps_get(uint64_t *eff, uint64_t *prm)
+static int caps_get(uint64_t *eff, uint64_t *prm, uint64_t *inh)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
@@ -107,18 +107,24 @@ static int caps_get(uint64_t *eff, uint64_t *prm)
 		return -1;
 	*eff = d[0].effective | (uint64_t)d[1].effective << 32;
 	*prm = d[0].permitted | (uint64_t)d[1].permitted << 32;
+	*inh = d[0].inheritable | (uint64_t)d[1].inheritable << 32;
 	return 0;
+}
+
+static long capset3(uint64_t eff, uint64_t prm, uint64_t inh)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {
+		{ (uint32_t)eff, (uint32_t)prm, (uint32_t)inh },
+		{ (uint32_t)(eff >> 32), (uint32_t)(prm >> 32), (uint32_t)(inh >> 32) },
+	};
+
+	return syscall(SYS_capset, &h, d);
 }
 
 long npg_puppet_capset(uint64_t eff, uint64_t prm)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2] = {
-		{ (uint32_t)eff, (uint32_t)prm, 0 },
-		{ (uint32_t)(eff >> 32), (uint32_t)(prm >> 32), 0 },
-	};
-
-	return syscall(SYS_capset, &h, d);
+	return capset3(eff, prm, 0);
 }
 
 static void do_fork(int sock, int child_sock)
@@ -291,14 +297,14 @@ static void do_execve(int sock, bool thread, const char *file)
 
 static void do_capset(int sock, const struct npg_op *op)
 {
-	uint64_t eff, prm, new_eff, new_prm;
+	uint64_t eff, prm, inh, new_eff, new_prm, new_inh;
 
-	if (caps_get(&eff, &prm) < 0) {
+	if (caps_get(&eff, &prm, &inh) < 0) {
 		send_result(sock, NPG_R_ERRNO, errno, 0);
 		return;
 	}
-	npg_capset_compute(op, eff, prm, &new_eff, &new_prm);
-	send_syscall(sock, npg_puppet_capset(new_eff, new_prm));
+	npg_capset_compute(op, eff, prm, inh, &new_eff, &new_prm, &new_inh);
+	send_syscall(sock, capset3(new_eff, new_prm, new_inh));
 }
 
 static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
@@ -370,6 +376,14 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 		return;
 	case NPG_OP_CAPSET:
 		do_capset(sock, op);
+		return;
+	case NPG_OP_SECUREBITS:
+		send_syscall(sock, prctl(PR_SET_SECUREBITS, (unsigned long)op->value, 0, 0, 0));
+		return;
+	case NPG_OP_AMBIENT:
+		send_syscall(sock, prctl(PR_CAP_AMBIENT, (unsigned long)op->value,
+					 op->value == PR_CAP_AMBIENT_CLEAR_ALL ? 0UL :
+					 (unsigned long)op->caps, 0, 0));
 		return;
 	case NPG_OP_EXECVE:
 		do_execve(sock, thread, m->path);

@@ -21,6 +21,9 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
+#include <linux/capability.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +134,12 @@ static void collect_ids(struct real_priv *r)
 		for (int g = 0; g < op->ngroups; g++)
 			add_id(r, op->groups[g]);
 	}
+	for (int i = 0; i < sc->nfiles; i++) {
+		if (sc->files[i].exec.setuid)
+			add_id(r, sc->files[i].exec.uid);
+		if (sc->files[i].exec.setgid)
+			add_id(r, sc->files[i].exec.gid);
+	}
 	qsort(r->ids, (size_t)r->nids, sizeof(*r->ids), cmp_id);
 }
 
@@ -194,6 +203,53 @@ static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_s
 }
 
 /*
+ * A declared set-id or file-capability program: a copy of nprocguard
+ * itself (the puppet re-executes it as `nprocguard __puppet`), owned by
+ * the mapped owner and group, with S_ISUID/S_ISGID (and S_IXGRP, which
+ * bprm_fill_uid() wants for S_ISGID) and a security.capability xattr in
+ * the VFS_CAP_REVISION_2 layout get_vfs_caps_from_disk() reads. Owner
+ * first, mode after: chown() clears the set-id bits; the xattr last.
+ */
+static int make_setid_copy(struct real_priv *r, const struct npg_exec_file *f, const char *path)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700), err;
+
+	if (fd < 0)
+		return -1;
+	npg_teardown_remember_file(path);
+	while ((n = pread(r->exe_fd, buf, sizeof(buf), off)) > 0) {
+		if (write(fd, buf, (size_t)n) != n)
+			goto fail;
+		off += n;
+	}
+	if (n < 0 || fchown(fd, f->setuid ? map_id(r, f->uid) : 0,
+			    f->setgid ? map_id(r, f->gid) : 0) < 0 ||
+	    fchmod(fd, 0755 | (f->setuid ? S_ISUID : 0) | (f->setgid ? S_ISGID : 0)) < 0)
+		goto fail;
+	if (f->has_fcaps) {
+		struct vfs_cap_data v = {
+			.magic_etc = VFS_CAP_REVISION_2 | (f->fcap_effective ? VFS_CAP_FLAGS_EFFECTIVE : 0),
+			.data = {
+				{ (uint32_t)f->fcap_permitted, (uint32_t)f->fcap_inheritable },
+				{ (uint32_t)(f->fcap_permitted >> 32), (uint32_t)(f->fcap_inheritable >> 32) },
+			},
+		};
+
+		if (fsetxattr(fd, "security.capability", &v, sizeof(v), 0) < 0)
+			goto fail;
+	}
+	return close(fd);
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/*
  * The private directory for the scenario's declared files: a file
  * declared missing is a name never created in it, so execve() of it
  * fails with ENOENT whatever the host has at the path the scenario says.
@@ -202,7 +258,22 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 {
 	if (r->sc->nfiles == 0)
 		return 0;
-	return npg_execdir_create(r->execdir, sizeof(r->execdir), b->error, sizeof(b->error));
+	if (npg_execdir_create(r->execdir, sizeof(r->execdir), b->error, sizeof(b->error)) < 0)
+		return -1;
+	for (int i = 0; i < r->sc->nfiles; i++) {
+		const struct npg_exec_file *f = &r->sc->files[i].exec;
+		char path[NPG_EXECDIR_PATH];
+
+		if (f->missing)
+			continue;
+		file_path(r, i + 1, path, sizeof(path));
+		if (make_setid_copy(r, f, path) < 0) {
+			snprintf(b->error, sizeof(b->error), "making %.80s for '%.60s': %s", path,
+				 r->sc->files[i].path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -972,6 +1043,17 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 	if (send_cmd(r, t, st, 0, -1) < 0)
 		return broken(b, "send");
 	got = recv_timed(t->sock, &m, NULL);
+	/*
+	 * A set-id or file-capability copy is a secure exec (AT_SECURE): a
+	 * runtime that refuses one (a sanitizer's may) ends the new image
+	 * before its hello. Nothing else in a sequential scenario kills the
+	 * task meanwhile, so that death is this build's, not the kernel's.
+	 */
+	if (got == 0 && st->op.file && !st->op.exec.missing) {
+		died(b, r, t);
+		return unreproducible(b, "the set-id or file-capability copy of this nprocguard "
+				      "build did not start (its runtime may refuse a secure exec)");
+	}
 	if (got == 0)
 		return died(b, r, t);
 	if (got < 0)
@@ -1249,6 +1331,8 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 		out->cred.cap_effective = pt.cap_eff & NPG_CAP_ALL;
 		out->cred.cap_permitted = pt.cap_prm & NPG_CAP_ALL;
 		out->cred.cap_bset = pt.cap_bnd & NPG_CAP_ALL;
+		out->cred.cap_inheritable = pt.cap_inh & NPG_CAP_ALL;
+		out->cred.cap_ambient = pt.cap_amb & NPG_CAP_ALL;
 		out->nproc_exceeded = (pt.flags & NPG_PF_NPROC_EXCEEDED) != 0;
 		if (r->ucounts_by_euid && !r->charged_unknown[0] && pt.uid[0] != pt.uid[1] &&
 		    (!t->ruid_seen || t->last_ruid != pt.uid[0]))
