@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "explore/program.h"
@@ -19,7 +21,9 @@
 #include "model/policy.h"
 
 #define EXIT_BOUNDED 3		/* a bound stopped a search before a verdict */
+#define EXIT_REPLAY 4		/* --replay-kernel: the kernel did not do what the model did */
 #define MAX_FILES 1024
+#define MAX_REPLAYS 1024	/* counterexamples one --replay-kernel run boots with */
 
 struct opts {
 	struct npg_explore_opts x;
@@ -29,6 +33,10 @@ struct opts {
 	int nfiles;
 	char *files[MAX_FILES];
 	int skipped;		/* sequential files of a directory */
+	const char *replay_kernel;	/* boot this image and replay the counterexamples */
+	char *tmp_dir;		/* --replay-kernel without --out: where they go, removed after */
+	int nreplays;
+	char *replays[MAX_REPLAYS];	/* the .npg counterexamples written */
 };
 
 static void usage(void)
@@ -51,12 +59,16 @@ static void usage(void)
 	       "     --no-por              expand every step of every state (no partial-order\n"
 	       "                           reduction of private steps)\n"
 	       " -o, --out DIR             write each counterexample as DIR/NAME.POLICY.PROPERTY.npg and .dot\n"
+	       "     --replay-kernel IMAGE replay every counterexample on the x86_64 kernel IMAGE\n"
+	       "                           under QEMU (conform --kernel IMAGE --policy NAME): needs\n"
+	       "                           one --policy, root, qemu-system-x86_64\n"
 	       "     --dot FILE            the first counterexample as a Graphviz chart\n"
 	       " -s, --stats               statistics of each search (default with one policy)\n"
 	       " -q, --quiet               no traces, no progress line\n"
 	       " -h, --help                display this help\n\n"
 	       "Exit status: 0 every property holds, 1 one is violated, 2 usage or input error,\n"
-	       "3 a bound stopped a search before its verdict.\n");
+	       "3 a bound stopped a search before its verdict, 4 with --replay-kernel: a\n"
+	       "counterexample did not replay on the kernel as on the model (or the guest failed).\n");
 }
 
 static int add_file(struct opts *o, const char *path)
@@ -110,6 +122,15 @@ static int scan_dir(struct opts *o, const char *dir, int depth)
 	return rc;
 }
 
+static int single_policy(const struct opts *o)
+{
+	int npol = 0;
+
+	for (int i = 0; i < NPG_NPOLICIES; i++)
+		npol += (o->policies >> i) & 1;
+	return npol == 1;
+}
+
 static int parse_u64(const char *opt, const char *arg, uint64_t *out)
 {
 	char *end;
@@ -152,7 +173,8 @@ static int parse_properties(struct opts *o, const char *arg)
 
 static int parse_args(struct opts *o, int argc, char **argv)
 {
-	enum { O_MAX_STATES = 256, O_MAX_DEPTH, O_MAX_MEMORY, O_NO_SYMMETRY, O_NO_POR, O_DOT };
+	enum { O_MAX_STATES = 256, O_MAX_DEPTH, O_MAX_MEMORY, O_NO_SYMMETRY, O_NO_POR, O_DOT,
+	       O_REPLAY_KERNEL };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "property", required_argument, NULL, 'P' },
@@ -163,6 +185,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "no-por", no_argument, NULL, O_NO_POR },
 		{ "out", required_argument, NULL, 'o' },
 		{ "dot", required_argument, NULL, O_DOT },
+		{ "replay-kernel", required_argument, NULL, O_REPLAY_KERNEL },
 		{ "stats", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -208,6 +231,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		case O_NO_POR: o->x.por = false; break;
 		case 'o': o->out_dir = optarg; break;
 		case O_DOT: o->dot_file = optarg; break;
+		case O_REPLAY_KERNEL: o->replay_kernel = optarg; break;
 		case 's': o->stats = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(); exit(NPG_EXIT_OK);
@@ -216,6 +240,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	}
 	if (optind == argc) {
 		fprintf(stderr, "nprocguard explore: no scenario file\n");
+		npg_usage_error("explore");
+	}
+	if (o->replay_kernel && !single_policy(o)) {
+		fprintf(stderr, "nprocguard explore: --replay-kernel needs one --policy: the model "
+			"conform compares the kernel with\n");
 		npg_usage_error("explore");
 	}
 	if (o->x.nprops == 0)
@@ -238,15 +267,6 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	}
 	o->x.progress = !o->quiet;
 	return 0;
-}
-
-static int single_policy(const struct opts *o)
-{
-	int npol = 0;
-
-	for (int i = 0; i < NPG_NPOLICIES; i++)
-		npol += (o->policies >> i) & 1;
-	return npol == 1;
 }
 
 static long rss_mib(void)
@@ -275,7 +295,7 @@ static void safe_name(char *buf, size_t len, const char *s)
 	buf[i] = '\0';
 }
 
-static int write_outputs(const struct opts *o, const struct npg_cprog *cp, const char *policy,
+static int write_outputs(struct opts *o, const struct npg_cprog *cp, const char *policy,
 			 const struct npg_check_result *cr, bool *dot_done)
 {
 	char path[4096], base[256], prop[64];
@@ -305,8 +325,95 @@ static int write_outputs(const struct opts *o, const struct npg_cprog *cp, const
 			fprintf(stderr, "nprocguard explore: %s: %s\n", path, strerror(errno));
 			return -1;
 		}
+		if (k == 0 && o->replay_kernel) {
+			if (o->nreplays == MAX_REPLAYS) {
+				fprintf(stderr, "nprocguard explore: more than %d counterexamples to "
+					"replay\n", MAX_REPLAYS);
+				return -1;
+			}
+			if (!(o->replays[o->nreplays++] = strdup(path)))
+				return -1;
+		}
 	}
 	return 0;
+}
+
+/* Where --replay-kernel's counterexamples go when --out names no directory */
+static int make_tmp_dir(struct opts *o)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/nprocguard-explore.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(path) || !(o->tmp_dir = strdup(path))) {
+		fprintf(stderr, "nprocguard explore: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	o->out_dir = o->tmp_dir;
+	return 0;
+}
+
+static void remove_tmp_dir(const struct opts *o)
+{
+	struct dirent **ents;
+	int n;
+
+	if (!o->tmp_dir)
+		return;
+	n = scandir(o->tmp_dir, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+
+		if (ents[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", o->tmp_dir, ents[i]->d_name);
+			unlink(path);
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+	rmdir(o->tmp_dir);
+}
+
+/*
+ * conform --kernel IMAGE --policy NAME over every counterexample written, in
+ * a child running this same executable: the model's answer of each step
+ * becomes the kernel's expectation inside the guest. Its exit status.
+ */
+static int replay_on_kernel(const struct opts *o)
+{
+	const char *policy = NULL;
+	char **args = calloc((size_t)o->nreplays + 8, sizeof(char *));
+	int n = 0, status;
+	pid_t pid;
+
+	if (!args)
+		return -1;
+	for (int p = 0; p < NPG_NPOLICIES; p++)
+		if ((o->policies >> p) & 1)
+			policy = npg_policies[p]->name;
+	args[n++] = "nprocguard";
+	args[n++] = "conform";
+	args[n++] = "--kernel";
+	args[n++] = (char *)o->replay_kernel;
+	args[n++] = "--policy";
+	args[n++] = (char *)policy;
+	for (int i = 0; i < o->nreplays; i++)
+		args[n++] = o->replays[i];
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		execv("/proc/self/exe", args);
+		fprintf(stderr, "nprocguard explore: /proc/self/exe: %s\n", strerror(errno));
+		_exit(127);
+	}
+	free(args);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		fprintf(stderr, "nprocguard explore: conform: %s\n", strerror(errno));
+		return -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* A cell of the verdict table: over every file, the worst verdict */
@@ -383,6 +490,10 @@ int npg_cmd_explore(int argc, char **argv)
 		goto out;
 	}
 	table = !single_policy(&o);
+	if (o.replay_kernel && !o.out_dir && make_tmp_dir(&o) < 0) {
+		rc = NPG_EXIT_USAGE;
+		goto out;
+	}
 	for (int f = 0; f < o.nfiles && rc != NPG_EXIT_USAGE; f++) {
 		struct npg_cprog *cp = npg_cprog_load(o.files[f], stderr);
 
@@ -437,7 +548,22 @@ int npg_cmd_explore(int argc, char **argv)
 		print_table(&o, cells, any_user);
 	if (rc == NPG_EXIT_OK)
 		rc = unknown ? EXIT_BOUNDED : violated ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+	if (rc != NPG_EXIT_USAGE && o.replay_kernel) {
+		int crc;
+
+		if (o.nreplays == 0) {
+			printf("replay on %s: no counterexample to replay\n", o.replay_kernel);
+		} else if ((crc = replay_on_kernel(&o)) != 0) {
+			fprintf(stderr, "nprocguard explore: the counterexamples did not replay on %s as "
+				"on the model (conform exited %d)\n", o.replay_kernel, crc);
+			rc = EXIT_REPLAY;
+		}
+	}
 out:
+	remove_tmp_dir(&o);
+	free(o.tmp_dir);
+	for (int i = 0; i < o.nreplays; i++)
+		free(o.replays[i]);
 	for (int f = 0; f < o.nfiles; f++)
 		free(o.files[f]);
 	return rc;

@@ -123,6 +123,30 @@ else
 	test_skip "the linux-6 counterexample replays on the running kernel" "needs root"
 fi
 
+test_expect "--replay-kernel needs one policy: the model the kernel is compared with" '
+	expect_exit 2 "$NPG" explore --replay-kernel "$TMP/no-image" "$C" &&
+	grep -q "needs one --policy" "$TMP/stderr"
+'
+
+# A real boot: the 3.0 image of $NPG_KERNELS (default ../shared/kernels), the linux-2.6 era
+kdir=${NPG_KERNELS:-$TOP/../shared/kernels}
+image=$(ls "$kdir"/*-3.0.*bzImage* 2>/dev/null | head -n 1)
+name="the linux-2.6 counterexample (an unchecked setuid() keeps root) replays on a 3.0 kernel under QEMU"
+if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
+	test_skip "$name" "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
+elif [ -z "$image" ]; then
+	test_skip "$name" "no 3.0 kernel image in $kdir (set NPG_KERNELS)"
+elif [ "$(id -u)" != 0 ]; then
+	test_skip "$name" "needs root (conform --kernel)"
+else
+	test_expect "$name" '
+		expect_exit 1 "$NPG" explore -q --policy linux-2.6 -P no-root-after-failed-drop \
+			--replay-kernel "$image" "$C/01-brown-2003-unchecked-drop.npg" &&
+		grep -q "no-root-after-failed-drop.npg: 8 statements: 8 agree, 0 differ" "$TMP/stdout" &&
+		grep -q "^conform: 1 scenarios, 8 statements, 0 differences, .*kernel 3.0.8, model linux-2.6" "$TMP/stdout"
+	'
+fi
+
 test_expect "--dot writes a message-sequence chart with one lane per task" '
 	expect_exit 1 "$NPG" explore -q --policy kulikov-2011 -P no-collateral-execve-failure \
 		--dot "$TMP/cx.dot" "$C/02-kulikov-2011-collateral.npg" &&
