@@ -78,6 +78,7 @@ struct real_priv {
 	 */
 	bool ucounts_by_euid;
 	char charged_unknown[200];
+	char diverged[256];	/* why nothing is compared from some step on */
 	bool counts_valid;
 	long *counts;		/* per name, cached between steps */
 	uint32_t *count_uids;
@@ -1187,24 +1188,47 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
  * So the flag such a call leaves cannot be reproduced: the step runs, and
  * the task is not trusted after it.
  */
-static bool flag_depends_on_roots_count(struct real_priv *r, const struct real_task *t,
-					const struct npg_stmt *st)
+#define ROOT_COUNT_SET_USER "5.14-5.16 set_user() compares the caller's old count, root's " \
+	"here, which includes the machine's own processes (the caller lacks CAP_SYS_RESOURCE " \
+	"and CAP_SYS_ADMIN)"
+/*
+ * And copy_process() compares the count of the ucounts the task is charged
+ * to; a task that changed its real uid while its effective uid was 0 is
+ * charged to root's, and only a real user of root (INIT_USER) or a capable
+ * task is exempt:
+ *	if (is_ucounts_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC))) {
+ *		if (p->real_cred->user != INIT_USER && !capable(CAP_SYS_RESOURCE) && ...)
+ *			goto bad_fork_free;
+ */
+#define ROOT_COUNT_FORK "5.14-5.16 copy_process() compares the count of root's ucounts, " \
+	"which this task is charged to (its real uid changed while its effective uid was 0) " \
+	"and which includes the machine's own processes"
+
+static const char *decision_on_roots_count(struct real_priv *r, const struct real_task *t,
+					   const struct npg_stmt *st)
 {
 	struct npg_proc_task pt;
 	npg_id ruid = st->op.id[0];
+	bool capable;
 
-	if (!r->ucounts_by_euid || t->tainted || !t->alive || !t->created)
-		return false;
+	if (!r->ucounts_by_euid || t->tainted || !t->alive || !t->created ||
+	    npg_proc_read_task(t->pid, t->tid, &pt) < 0)
+		return NULL;
+	capable = npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) ||
+		  npg_cap_has(pt.cap_eff, NPG_CAP_SYS_ADMIN);
+	if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_THREAD ||
+	    st->op.code == NPG_OP_VFORK)
+		return t->key_known && t->key == 0 && pt.uid[0] != 0 && !capable ?
+		       ROOT_COUNT_FORK : NULL;
 	if (st->op.code != NPG_OP_SETUID && st->op.code != NPG_OP_SETREUID &&
 	    st->op.code != NPG_OP_SETRESUID)
-		return false;
-	if (ruid == NPG_ID_NONE || ruid == 0 || npg_proc_read_task(t->pid, t->tid, &pt) < 0)
-		return false;
+		return NULL;
+	if (ruid == NPG_ID_NONE || ruid == 0)
+		return NULL;
 	/* only root's count is out of reach: whoever else t is charged to, counts agree */
 	if (map_id(r, ruid) == pt.uid[0] || (t->key_known && t->key != 0))
-		return false;
-	return !npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) &&
-	       !npg_cap_has(pt.cap_eff, NPG_CAP_SYS_ADMIN);
+		return NULL;
+	return capable ? NULL : ROOT_COUNT_SET_USER;
 }
 
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st);
@@ -1213,18 +1237,24 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 {
 	struct real_priv *r = b->priv;
 	struct real_task *t = &r->tasks[st->task];
-	bool unknowable = flag_depends_on_roots_count(r, t, st);
+	const char *unknowable = r->diverged[0] ? NULL : decision_on_roots_count(r, t, st);
 	struct npg_result res = real_step_run(b, st);
 
 	if (collect_vfork_replies(r) < 0)
 		return broken(b, "the reply of a parent its vfork() child released");
+	if (r->diverged[0] && res.kind != NPG_R_UNREPRODUCIBLE)
+		return unreproducible(b, r->diverged);
 	if (!unknowable || res.kind == NPG_R_UNREPRODUCIBLE)
 		return res;
-	taint(t, "5.14-5.16 set_user() compares the caller's old count, root's here, which "
-	      "includes the machine's own processes (the caller lacks CAP_SYS_RESOURCE and "
-	      "CAP_SYS_ADMIN)");
-	mark_touched(r);
-	return unreproducible(b, t->why);
+	/*
+	 * The kernel may have decided otherwise than the model here, and what
+	 * follows depends on it (a flag, a task that exists or not, counts):
+	 * the steps still run, so that the tasks stay as the scenario drives
+	 * them, but nothing more is compared.
+	 */
+	snprintf(r->diverged, sizeof(r->diverged), "%s (line %d); the run is not compared "
+		 "after it", unknowable, st->line);
+	return unreproducible(b, r->diverged);
 }
 
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st)
@@ -1379,6 +1409,10 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 	struct real_priv *r = b->priv;
 	const struct npg_scenario *sc = r->sc;
 
+	if (r->diverged[0]) {
+		snprintf(b->reason, sizeof(b->reason), "%s", r->diverged);
+		return false;
+	}
 	if (st->check == NPG_CHECK_COUNT) {
 		if (r->charged_unknown[0]) {
 			snprintf(b->reason, sizeof(b->reason), "%s", r->charged_unknown);
