@@ -23,8 +23,10 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 		return -1;
 	}
 	b->priv = m;
-	if (b->release)
+	if (b->release) {
 		m->world.setresuid_noop_fastpath = b->release->setresuid_noop_fastpath;
+		m->world.ambient_caps = b->release->ambient_caps;
+	}
 	for (int i = 0; i < sc->nnames; i++)
 		if (!sc->names[i].group && sc->names[i].procs)
 			npg_count_add(&m->world, sc->names[i].id, sc->names[i].procs);

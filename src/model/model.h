@@ -51,6 +51,7 @@ struct npg_world {
 	const struct npg_policy *policy;
 	/* the policy's, unless the point release decides (model/release.c) */
 	bool setresuid_noop_fastpath;
+	bool ambient_caps;	/* the policy's, unless the release is before 4.3 */
 	int ntasks;
 	struct npg_task *tasks;
 	int ncounts;

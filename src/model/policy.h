@@ -24,6 +24,8 @@ struct npg_policy {
 	 * diverged fs id alone instead of resetting it to the effective one.
 	 */
 	bool setresuid_noop_fastpath;
+	/* PR_CAP_AMBIENT exists (4.3, 58319057b784): prctl() fails EINVAL before */
+	bool ambient_caps;
 
 	/*
 	 * copy_process(): may @parent create one more task (fork or thread)?

@@ -72,6 +72,8 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 		return -1;
 	era = r->policy;
 	r->setresuid_noop_fastpath = has_noop_fastpath(r, &note);
+	/* linux-3.1 spans 3.1-5.13; ambient capabilities came in 4.3 (58319057b784) */
+	r->ambient_caps = era->ambient_caps && (r->major > 4 || (r->major == 4 && r->minor >= 3));
 	if (r->setresuid_noop_fastpath != era->setresuid_noop_fastpath)
 		snprintf(r->why, sizeof(r->why), "%s the setresuid() no-op fast path of 659c0ce1cb9e "
 			 "(%s)", r->setresuid_noop_fastpath ? "with" : "without", note);

@@ -14,6 +14,7 @@ struct npg_release {
 	const struct npg_policy *policy;	/* the era: npg_policy_for_release() */
 	/* __sys_setresuid()'s "check for no-op" (upstream 659c0ce1cb9e) */
 	bool setresuid_noop_fastpath;
+	bool ambient_caps;		/* PR_CAP_AMBIENT: 4.3 on */
 	char why[200];			/* where the point release changed a rule, or "" */
 };
 

@@ -268,10 +268,15 @@ struct npg_result npg_sys_securebits(struct npg_world *w, int t, uint32_t bits)
 /*
  * security/commoncap.c, cap_task_prctl(PR_CAP_AMBIENT) (4.3+): CLEAR_ALL
  * always; RAISE needs the capability in both pP and pI; LOWER always.
+ * Before 4.3 prctl() knows no PR_CAP_AMBIENT: EINVAL (kernel/sys.c,
+ * prctl()'s default case after security_task_prctl() returned -ENOSYS).
  */
 struct npg_result npg_sys_ambient(struct npg_world *w, int t, int how, int cap)
 {
 	struct npg_cred *c = &w->tasks[t].cred;
+
+	if (!w->ambient_caps)
+		return fail(EINVAL);
 
 	if (how == PR_CAP_AMBIENT_CLEAR_ALL) {
 		c->cap_ambient = 0;

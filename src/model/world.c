@@ -10,6 +10,7 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	memset(w, 0, sizeof(*w));
 	w->policy = p;
 	w->setresuid_noop_fastpath = p->setresuid_noop_fastpath;
+	w->ambient_caps = p->ambient_caps;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));
 	if (!w->tasks)

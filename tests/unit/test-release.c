@@ -4,7 +4,9 @@
  * from uname -r or, for Debian's kernels, from uname -v.
  */
 #include <string.h>
+#include <sys/prctl.h>
 
+#include "model/model.h"
 #include "model/policy.h"
 #include "model/release.h"
 #include "tap.h"
@@ -42,6 +44,25 @@ int main(void)
 	release_is("6.1.25", NULL, &npg_policy_linux_6, 25, false);
 	release_is("6.3", NULL, &npg_policy_linux_6, 0, true);
 	release_is("6.18.44-fc-v1147", "#1 SMP", &npg_policy_linux_6, 44, true);
+	/* PR_CAP_AMBIENT came in 4.3 (58319057b784), inside linux-3.1's era */
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.ambient_caps, "3.0.8: no ambient set");
+	tap_ok(npg_release_parse(&r, "4.2.8", NULL) == 0 && !r.ambient_caps, "4.2.8: no ambient set");
+	tap_ok(npg_release_parse(&r, "4.3.0", NULL) == 0 && r.ambient_caps, "4.3: the ambient set");
+	tap_ok(npg_release_parse(&r, "5.15.24", NULL) == 0 && r.ambient_caps, "5.15: the ambient set");
+	{
+		struct npg_world w;
+
+		tap_ok(npg_world_init(&w, &npg_policy_linux_2_6, 1) == 0, "a linux-2.6 world");
+		w.tasks[0].state = NPG_TASK_RUNNING;
+		tap_ok(npg_sys_ambient(&w, 0, PR_CAP_AMBIENT_CLEAR_ALL, 0).kind == NPG_R_ERRNO,
+		       "linux-2.6: prctl(PR_CAP_AMBIENT) fails (EINVAL)");
+		npg_world_free(&w);
+		tap_ok(npg_world_init(&w, &npg_policy_linux_6, 1) == 0, "a linux-6 world");
+		w.tasks[0].state = NPG_TASK_RUNNING;
+		tap_ok(npg_sys_ambient(&w, 0, PR_CAP_AMBIENT_CLEAR_ALL, 0).kind == NPG_R_OK,
+		       "linux-6: PR_CAP_AMBIENT_CLEAR_ALL succeeds");
+		npg_world_free(&w);
+	}
 	tap_ok(npg_release_parse(&r, "garbage", NULL) < 0, "a release without a version is refused");
 	tap_ok(npg_release_parse(&r, "", "Debian 5.10.1") < 0, "an empty release is refused");
 	return tap_done();

@@ -84,6 +84,7 @@ struct real_priv {
 	uint32_t *count_uids;
 	uint64_t bset;		/* the bounding set tasks start with: the scenario's, within the host's */
 	char execdir[NPG_EXECDIR_PATH];	/* "" until a declared file needs it */
+	char (*file_why)[200];	/* per declared file: why it could not be made here, or "" */
 };
 
 /* --- ids --- */
@@ -269,6 +270,20 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 			continue;
 		file_path(r, i + 1, path, sizeof(path));
 		if (make_setid_copy(r, f, path) < 0) {
+			/*
+			 * A file system without security.* extended attributes (the
+			 * initramfs of a kernel built without them) cannot hold file
+			 * capabilities: executing this file cannot be reproduced
+			 * here, the rest of the scenario can.
+			 */
+			if ((errno == ENOTSUP || errno == EOPNOTSUPP) && f->has_fcaps) {
+				snprintf(r->file_why[i], sizeof(r->file_why[i]), "this file system "
+					 "cannot hold the file capabilities of '%.60s' "
+					 "(security.capability: %s)", r->sc->files[i].path,
+					 strerror(errno));
+				unlink(path);
+				continue;
+			}
 			snprintf(b->error, sizeof(b->error), "making %.80s for '%.60s': %s", path,
 				 r->sc->files[i].path, strerror(errno));
 			return -1;
@@ -810,7 +825,8 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	r->touched = calloc((size_t)sc->nnames + 1, sizeof(*r->touched));
 	r->counts = calloc((size_t)sc->nnames + 1, sizeof(*r->counts));
 	r->count_uids = calloc((size_t)sc->nnames + 1, sizeof(*r->count_uids));
-	if (!r->ids || !r->tasks || !r->touched || !r->counts || !r->count_uids) {
+	r->file_why = calloc((size_t)sc->nfiles + 1, sizeof(*r->file_why));
+	if (!r->ids || !r->tasks || !r->touched || !r->counts || !r->count_uids || !r->file_why) {
 		snprintf(b->error, sizeof(b->error), "out of memory");
 		return -1;
 	}
@@ -1308,6 +1324,12 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	case NPG_OP_EXIT:
 		return step_exit(b, r, t, st);
 	case NPG_OP_EXECVE:
+		/* the image the model runs is not there: nothing after it compares */
+		if (st->op.file > 0 && r->file_why[st->op.file - 1][0]) {
+			snprintf(r->diverged, sizeof(r->diverged), "%s (line %d); the run is not "
+				 "compared after it", r->file_why[st->op.file - 1], st->line);
+			return unreproducible(b, r->diverged);
+		}
 		return step_execve(b, r, t, st);
 	case NPG_OP_KILL:
 		return step_kill(b, r, t, st, target);
@@ -1537,6 +1559,7 @@ static void real_stop(struct npg_backend *b)
 	free(r->touched);
 	free(r->counts);
 	free(r->count_uids);
+	free(r->file_why);
 	free(r);
 	b->priv = NULL;
 }

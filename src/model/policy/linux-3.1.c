@@ -56,4 +56,5 @@ const struct npg_policy npg_policy_linux_3_1 = {
 	.copy_process = copy_process,
 	.set_user = set_user,
 	.execve = execve,
+	.ambient_caps = true,
 };

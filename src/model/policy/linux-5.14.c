@@ -76,4 +76,5 @@ const struct npg_policy npg_policy_linux_5_14 = {
 	.set_user = set_user,
 	.set_cred_ucounts = set_cred_ucounts,
 	.execve = execve,
+	.ambient_caps = true,
 };

@@ -94,4 +94,5 @@ const struct npg_policy npg_policy_linux_6 = {
 	.set_cred_ucounts = set_cred_ucounts,
 	.flag_nproc_exceeded = flag_nproc_exceeded,
 	.execve = execve,
+	.ambient_caps = true,
 };
