@@ -292,6 +292,19 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 	return 0;
 }
 
+/* More than ANSWER_TIMEOUT_MS since @start? Then errno is ETIMEDOUT. */
+static bool answer_overdue(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000 <=
+	    ANSWER_TIMEOUT_MS)
+		return false;
+	errno = ETIMEDOUT;
+	return true;
+}
+
 /*
  * Wait until @t's /proc entry says it is gone (a thread released by
  * release_task(), which also uncharges it) or, unless @want_gone, a
@@ -302,7 +315,7 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 static int wait_task_settled(const struct real_task *t, bool want_gone)
 {
 	struct timespec pause = { 0, 200000 };
-	struct timespec start, now;
+	struct timespec start;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
@@ -312,12 +325,8 @@ static int wait_task_settled(const struct real_task *t, bool want_gone)
 			return 0;
 		if (!want_gone && (pt.state == 'Z' || pt.state == 'X'))
 			return 0;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
-		    ANSWER_TIMEOUT_MS) {
-			errno = ETIMEDOUT;
+		if (answer_overdue(&start))
 			return -1;
-		}
 		nanosleep(&pause, NULL);
 	}
 }
@@ -379,7 +388,7 @@ static void reap_children(struct real_priv *r)
 static int wait_group_exited(const struct real_task *t)
 {
 	struct timespec pause = { 0, 200000 };
-	struct timespec start, now;
+	struct timespec start;
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
@@ -399,12 +408,8 @@ static int wait_group_exited(const struct real_task *t)
 		closedir(d);
 		if (others == 0)
 			return 0;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
-		    ANSWER_TIMEOUT_MS) {
-			errno = ETIMEDOUT;
+		if (answer_overdue(&start))
 			return -1;
-		}
 		nanosleep(&pause, NULL);
 	}
 }
