@@ -72,6 +72,7 @@ struct xp {
 	bool por;
 	struct npg_reduce red;
 	bool last_private;	/* the last step was a private one */
+	char msg[320];		/* scratch for property messages */
 	/* the last step */
 	struct npg_step_ctx ctx;
 	const struct npg_stmt *last_st;
@@ -330,6 +331,10 @@ static bool step(struct xp *x, int slot)
 	x->ctx.result = npg_model_step(&x->work, &in->st);
 	x->last_private = x->last_private &&
 		npg_reduce_private_post(&x->red, &x->base, &x->work, actor, &in->st.op, x->ctx.result);
+	/* a step a property judges is visible (no-root-after-failed-drop judges
+	 * every call of a task whose drop failed while its euid is 0) */
+	for (int c = 0; x->last_private && c < x->o->nprops; c++)
+		x->last_private = !npg_prop_step(&x->o->props[c], &x->ctx, x->msg, sizeof(x->msg));
 	if (x->work.ncounts != x->nuids) {
 		snprintf(x->err, x->errlen, "internal error: a count for a uid the state does not hold");
 		x->failed = true;

@@ -102,6 +102,25 @@ test_expect "a private step taken first for reduction is dropped from the counte
 	grep -q "expectations: 4 held, 0 failed" "$TMP/run"
 '
 
+test_expect "a private call that a property judges is not dropped: after a failed drop, setgid as root is the violation" '
+	cat >"$TMP/judged.npg" <<-\EOT &&
+	user root 0
+	user www 1000 procs 1
+	task t0 uid root nproc 2 2
+	task t1 uid www
+	t0 runs:
+	    setuid www
+	    setgid root
+	t1 runs:
+	    execve /bin/sh
+	EOT
+	for por in "" --no-por; do
+		expect_exit 1 "$NPG" explore $por --policy linux-2.6 -P no-root-after-failed-drop "$TMP/judged.npg" &&
+		grep -q "no-root-after-failed-drop violated in 2 steps" "$TMP/stdout" &&
+		grep -q "^     2  t0 *setgid root" "$TMP/stdout" || exit 1
+	done
+'
+
 test_expect "every counterexample is a sequential scenario that run replays on the model" '
 	mkdir "$TMP/cx" &&
 	expect_exit 1 "$NPG" explore -q --out "$TMP/cx" "$A" &&
