@@ -1329,14 +1329,11 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	case NPG_OP_EXIT:
 		return step_exit(b, r, t, st);
 	case NPG_OP_EXECVE:
-		/*
-		 * The image the model runs is not there: this task is not
-		 * faithful from here on, nor what its later steps touch.
-		 */
+		/* the image the model runs is not there: nothing after it compares */
 		if (st->op.file > 0 && r->file_why[st->op.file - 1][0]) {
-			taint(t, r->file_why[st->op.file - 1]);
-			mark_touched(r);
-			return unreproducible(b, t->why);
+			snprintf(r->diverged, sizeof(r->diverged), "%s (line %d); the run is not "
+				 "compared after it", r->file_why[st->op.file - 1], st->line);
+			return unreproducible(b, r->diverged);
 		}
 		return step_execve(b, r, t, st);
 	case NPG_OP_KILL:
