@@ -1329,7 +1329,11 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	case NPG_OP_EXIT:
 		return step_exit(b, r, t, st);
 	case NPG_OP_EXECVE:
-		/* the image the model runs is not there: nothing after it compares */
+		/*
+		 * The image the model runs is not there, and what follows may
+		 * depend on it in any task (counts, kills, waits): nothing after
+		 * it compares. (Tainting only this task let others' forks differ.)
+		 */
 		if (st->op.file > 0 && r->file_why[st->op.file - 1][0]) {
 			snprintf(r->diverged, sizeof(r->diverged), "%s (line %d); the run is not "
 				 "compared after it", r->file_why[st->op.file - 1], st->line);
