@@ -986,6 +986,8 @@ hello:
 	/* a new task shares or copies its creator's credentials, ucounts included */
 	c->key_known = t->key_known;
 	c->key = t->key;
+	c->ruid_seen = t->ruid_seen;
+	c->last_ruid = t->last_ruid;
 	if (st->op.code == NPG_OP_VFORK) {
 		c->vfork_waiter = (int)(t - r->tasks) + 1;
 		c->shares_mm = true;
