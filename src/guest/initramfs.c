@@ -127,7 +127,8 @@ static int guest_path(const char *cwd, const char *path, char *out, size_t len)
 /* Paths the guest mounts over: a scenario there would be hidden. */
 static bool hidden_in_guest(const char *path)
 {
-	static const char *const mounts[] = { "/proc", "/sys", "/dev", "/init", "/npg-args", "/bin/nprocguard" };
+	static const char *const mounts[] = { "/proc", "/sys", "/dev", "/init", "/npg-args", "/npg-env",
+					      "/bin/nprocguard" };
 
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
 		size_t l = strlen(mounts[i]);
@@ -137,6 +138,9 @@ static bool hidden_in_guest(const char *path)
 	}
 	return false;
 }
+
+/* Environment the guest's nprocguard gets from ours: test hooks only */
+static const char *const guest_env[] = { "NPG_PUPPET_DELAY_MS", "NPG_TEST_ROOT_NPROC" };
 
 static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, char *err,
 		     size_t errlen)
@@ -166,7 +170,22 @@ static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, cha
 		memcpy(args + len, a, l);
 		len += l;
 	}
-	if (npg_cpio_data(c, "/npg-args", 0644, args, len) < 0 || npg_cpio_close(c) < 0)
+	if (npg_cpio_data(c, "/npg-args", 0644, args, len) < 0)
+		goto cpio_error;
+	/* the tests' hooks follow the run into the guest ("NAME=VALUE\0"...) */
+	len = 0;
+	for (size_t i = 0; i < sizeof(guest_env) / sizeof(guest_env[0]); i++) {
+		const char *v = getenv(guest_env[i]);
+		int n;
+
+		if (!v)
+			continue;
+		n = snprintf(args + len, sizeof(args) - len, "%s=%s", guest_env[i], v);
+		if (n < 0 || (size_t)n + 1 >= sizeof(args) - len)
+			return snprintf(err, errlen, "%s is too long", guest_env[i]), -1;
+		len += (size_t)n + 1;
+	}
+	if (npg_cpio_data(c, "/npg-env", 0644, args, len) < 0 || npg_cpio_close(c) < 0)
 		goto cpio_error;
 	return 0;
 cpio_error:

@@ -123,6 +123,17 @@ else
 		expect_exit 0 "$NPG" conform --quiet --guest-timeout 900 --kernel "$image" sub/../sub/drop.npg &&
 		grep -q "^conform: 1 scenarios, 8 statements, 0 differences" "$TMP/stdout"
 	'
+	# Root holds CAP_SYS_RESOURCE in the guest (not here): a root whose hard
+	# RLIMIT_NPROC is finite must still give a task the scenario's unlimited
+	# one -- the set-up raised it after the uid switch had cleared the
+	# effective set ("task could not be set up: Operation not permitted").
+	test_expect "a root with a finite hard limit sets up a task with an unlimited one" '
+		printf "user root 0\nuser www 1000\ntask w uid www\ncheck w nproc => unlimited unlimited\nw: fork c => ok\n" \
+			>"$TMP/finite.npg" &&
+		NPG_TEST_ROOT_NPROC=500 expect_exit 0 "$NPG" conform --quiet --guest-timeout 900 \
+			--kernel "$image" "$TMP/finite.npg" &&
+		grep -q "^conform: 1 scenarios, 2 statements, 0 differences, 0 unreproducible" "$TMP/stdout"
+	'
 fi
 
 test_done
