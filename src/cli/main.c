@@ -10,6 +10,7 @@
 
 #include "backend/real/wire.h"
 #include "backend/backend.h"
+#include "backend/real/teardown.h"
 #include "backend/real/uidlock.h"
 #include "cli/cli.h"
 #include "cli/closeout.h"
@@ -153,6 +154,12 @@ int npg_real_claim_window(const char *cmd, uint32_t base, bool wait)
 {
 	char err[512];
 
+	/*
+	 * From the moment the window is ours, an interruption must clean up
+	 * (the lock alone would pass to the next run while our processes are
+	 * still there, orphaned to init): the handlers come first.
+	 */
+	npg_teardown_install();
 	if (npg_uid_window_lock(base, wait, err, sizeof(err)) < 0) {
 		fprintf(stderr, "nprocguard %s: %s\n", cmd, err);
 		return -1;

@@ -149,7 +149,7 @@ test_expect "--wait waits for the holder, then runs" '
 	done
 	stop_holder
 	wait $waiter; rc=$?
-	cat "$TMP/w.err"
+	echo "waiter exit $rc"; cat "$TMP/w.err"; tail -n 3 "$TMP/w.out"
 	test $rc -eq 0 && grep -q "waiting for nprocguard pid $holder" "$TMP/w.err" &&
 	grep -q "8 expectations: 8 held, 0 failed" "$TMP/w.out" && no_leftovers
 '
