@@ -2,7 +2,7 @@
 # Make sure the build and test dependencies are there. On Debian, as root,
 # install what is missing; elsewhere say what to install and fail.
 set -eu
-PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev libbpf-dev clang jq perl procps util-linux qemu-system-x86"
+PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev libbpf-dev clang jq perl procps util-linux qemu-system-x86 libcap2-bin"
 missing=""
 pkg-config --exists smartcols 2>/dev/null || missing="$missing libsmartcols-dev"
 pkg-config --exists libcap 2>/dev/null || missing="$missing libcap-dev"
@@ -15,6 +15,7 @@ command -v jq >/dev/null 2>&1 || missing="$missing jq"
 command -v prove >/dev/null 2>&1 || missing="$missing perl"
 command -v pkill >/dev/null 2>&1 || missing="$missing procps"
 command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
+command -v getcap >/dev/null 2>&1 || [ -x /sbin/getcap ] || missing="$missing libcap2-bin"	# real.t
 # conform --kernel and tests/cli/kernel.t: installed when we can (root),
 # otherwise optional -- the test says why it skips
 if ! command -v qemu-system-x86_64 >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
