@@ -7,21 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/real/procfs.h"
 #include "machine/tasklimits.h"
 
 static int read_text(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
+	return npg_read_small(path, buf, len) < 0 ? -1 : 0;
 }
 
 static int read_long(const char *path, long *v)

@@ -12,7 +12,7 @@
 #include "backend/real/procfs.h"
 
 /* Read a small /proc file whole; -1 if it is gone. */
-static ssize_t read_small(const char *path, char *buf, size_t len)
+ssize_t npg_read_small(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n, total = 0;
@@ -86,10 +86,10 @@ int npg_proc_read_task(pid_t pid, pid_t tid, struct npg_proc_task *out)
 
 	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (read_small(path, stat, sizeof(stat)) <= 0 || parse_stat(stat, out) < 0)
+	if (npg_read_small(path, stat, sizeof(stat)) <= 0 || parse_stat(stat, out) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (read_small(path, status, sizeof(status)) <= 0)
+	if (npg_read_small(path, status, sizeof(status)) <= 0)
 		return -1;
 	if ((f = field(status, "\nUid:")))
 		parse_ids(f, out->uid);
@@ -128,7 +128,7 @@ int npg_proc_read_nproc(pid_t pid, uint64_t *soft, uint64_t *hard)
 	const char *line;
 
 	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (npg_read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	line = strstr(buf, "Max processes");
 	if (!line)
@@ -177,7 +177,7 @@ static int for_each_task(int (*fn)(pid_t, pid_t, const char *, void *), void *ar
 			if (!numeric(te->d_name))
 				continue;
 			snprintf(path, sizeof(path), "/proc/%s/task/%s/status", pe->d_name, te->d_name);
-			if (read_small(path, status, sizeof(status)) <= 0)
+			if (npg_read_small(path, status, sizeof(status)) <= 0)
 				continue;
 			rc = fn(atoi(pe->d_name), atoi(te->d_name), status, arg);
 		}

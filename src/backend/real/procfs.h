@@ -19,6 +19,9 @@ struct npg_proc_task {
 	bool has_exit_code;		/* field 52 is there: before 3.5 stat has 44 */
 };
 
+/* A small /proc or /sys file whole, NUL-terminated: its length, or -1 if it cannot be read. */
+ssize_t npg_read_small(const char *path, char *buf, size_t len);
+
 /* Read one task (a thread of @pid, or the leader when tid == pid). 0, or -1 if gone. */
 int npg_proc_read_task(pid_t pid, pid_t tid, struct npg_proc_task *out);
 

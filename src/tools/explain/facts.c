@@ -27,18 +27,9 @@
 static int read_rooted(const char *root, const char *rel, char *buf, size_t len)
 {
 	char path[1200];
-	ssize_t n, total = 0;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s%s", root, rel);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while ((size_t)total < len - 1 && (n = read(fd, buf + total, len - 1 - (size_t)total)) > 0)
-		total += n;
-	close(fd);
-	buf[total] = '\0';
-	return 0;
+	return npg_read_small(path, buf, len) < 0 ? -1 : 0;
 }
 
 static int link_rooted(const char *root, const char *rel, char *buf, size_t len)
