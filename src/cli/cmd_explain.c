@@ -232,7 +232,7 @@ static int since_boot(const char *root, const char *source)
 static int prometheus(const char *path, const char *root, const char *source)
 {
 	struct npg_scan scan;
-	struct npg_metrics_user *users;
+	struct npg_scan_user *users;
 	const char *why = NULL, *pin = npg_taskiter_pin_path();
 	char reason[512];
 	size_t n;
@@ -250,9 +250,9 @@ static int prometheus(const char *path, const char *root, const char *source)
 		fprintf(stderr, "nprocguard explain: cannot read /proc: %s\n", strerror(errno));
 		return NPG_EXIT_USAGE;
 	}
-	users = npg_metrics_users(&scan, &n);
+	rc = npg_scan_users(&scan, &users, &n);
 	npg_scan_free(&scan);
-	if (!users && n) {
+	if (rc < 0) {
 		fprintf(stderr, "nprocguard explain: out of memory\n");
 		return NPG_EXIT_USAGE;
 	}

@@ -87,12 +87,7 @@ static const int task_default[] = { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TC
 				    TCOL_FLAGGED, TCOL_NPROC };
 
 struct user_row {
-	uint32_t uid;
-	long tasks, procs, zombies, flagged;
-	long live, live_exempt;	/* running tasks, and those copy_process() lets past the limit */
-	int64_t kernel_count;	/* -1: unknown */
-	uint64_t nproc_min, nproc_max;
-	pid_t nproc_pid;	/* the process with nproc_min: its forks fail first */
+	struct npg_scan_user u;	/* npg_scan_users(): counts and limits */
 	bool shown;		/* selected by --user (or no --user) */
 	char name[64];		/* looked up only if a column or message needs it */
 };
@@ -181,10 +176,10 @@ static void name_rows(struct npg_usernames *names, struct user_row *rows, size_t
 {
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].shown)
-			npg_usernames_want(names, rows[i].uid);
+			npg_usernames_want(names, rows[i].u.uid);
 	npg_usernames_finish(names);
 	for (size_t i = 0; i < n; i++) {
-		const char *name = npg_usernames_get(names, rows[i].uid);
+		const char *name = npg_usernames_get(names, rows[i].u.uid);
 
 		if (rows[i].shown && name)
 			snprintf(rows[i].name, sizeof(rows[i].name), "%s", name);
@@ -239,64 +234,25 @@ static int cmp_uid(const void *a, const void *b)
 {
 	const struct user_row *x = a, *y = b;
 
-	return x->uid < y->uid ? -1 : x->uid > y->uid;
+	return x->u.uid < y->u.uid ? -1 : x->u.uid > y->u.uid;
 }
 
 /* One row per real uid, sorted by uid; NULL on ENOMEM. */
 static struct user_row *aggregate(const struct npg_scan *s, const uint32_t *users, int nusers,
 				  size_t *nrows)
 {
-	struct user_row *rows = NULL, *r = NULL;
-	size_t n = 0, cap = 0;
+	struct npg_scan_user *u;
+	struct user_row *rows;
+	size_t n;
 
-	for (size_t i = 0; i < s->ntasks; i++) {
-		const struct npg_scan_task *t = &s->tasks[i];
-
-		/* tasks of one process mostly share a uid: try the last row first */
-		if (!r || r->uid != t->ruid) {
-			r = NULL;
-			for (size_t k = 0; k < n && !r; k++)
-				if (rows[k].uid == t->ruid)
-					r = &rows[k];
-		}
-		if (!r) {
-			if (n == cap) {
-				struct user_row *grown;
-
-				cap = cap ? cap * 2 : 64;
-				grown = realloc(rows, cap * sizeof(*rows));
-				if (!grown) {
-					free(rows);
-					return NULL;
-				}
-				rows = grown;
-			}
-			r = &rows[n++];
-			memset(r, 0, sizeof(*r));
-			r->uid = t->ruid;
-			r->nproc_min = UINT64_MAX;
-			r->kernel_count = -1;
-			r->shown = wanted(t->ruid, users, nusers);
-		}
-		/* all tasks of one uid in the initial namespace share one counter */
-		if (t->kernel_count >= 0)
-			r->kernel_count = t->kernel_count;
-		r->tasks++;
-		r->procs += t->pid == t->tid;
-		r->zombies += t->zombie;
-		r->flagged += t->flagged;
-		r->live += !t->zombie;
-		r->live_exempt += !t->zombie && t->exempt;
-		if (t->pid == t->tid && !t->zombie) {
-			if (t->nproc_soft < r->nproc_min || !r->nproc_pid) {
-				r->nproc_min = t->nproc_soft;
-				r->nproc_pid = t->pid;
-			}
-			if (t->nproc_soft > r->nproc_max || r->nproc_max == 0)
-				r->nproc_max = t->nproc_soft;
-		}
+	if (npg_scan_users(s, &u, &n) < 0)
+		return NULL;
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	for (size_t i = 0; rows && i < n; i++) {
+		rows[i].u = u[i];
+		rows[i].shown = wanted(u[i].uid, users, nusers);
 	}
-	qsort(rows, n, sizeof(*rows), cmp_uid);
+	free(u);
 	*nrows = n;
 	return rows;
 }
@@ -304,12 +260,12 @@ static struct user_row *aggregate(const struct npg_scan *s, const uint32_t *user
 /* Not at risk: root's ucounts, or every live task holds CAP_SYS_RESOURCE/CAP_SYS_ADMIN */
 static bool exempt(const struct user_row *r)
 {
-	return r->uid == 0 || (r->live > 0 && r->live_exempt == r->live);
+	return npg_scan_user_exempt(&r->u);
 }
 
 static long long headroom(const struct user_row *r)
 {
-	return r->nproc_min == UINT64_MAX ? LLONG_MAX : (long long)r->nproc_min - r->tasks;
+	return r->u.nproc_min == UINT64_MAX ? LLONG_MAX : (long long)r->u.nproc_min - r->u.tasks;
 }
 
 static int sort_col;
@@ -322,16 +278,16 @@ static int cmp_rows(const void *a, const void *b)
 	switch (sort_col) {
 	case COL_USER:
 		return strcmp(x->name, y->name);
-	case COL_TASKS: vx = x->tasks, vy = y->tasks; break;
-	case COL_PROCS: vx = x->procs, vy = y->procs; break;
-	case COL_ZOMBIES: vx = x->zombies, vy = y->zombies; break;
-	case COL_FLAGGED: vx = x->flagged, vy = y->flagged; break;
+	case COL_TASKS: vx = x->u.tasks, vy = y->u.tasks; break;
+	case COL_PROCS: vx = x->u.procs, vy = y->u.procs; break;
+	case COL_ZOMBIES: vx = x->u.zombies, vy = y->u.zombies; break;
+	case COL_FLAGGED: vx = x->u.flagged, vy = y->u.flagged; break;
 	case COL_EXEMPT: vx = exempt(x), vy = exempt(y); break;
-	case COL_KCOUNT: vx = x->kernel_count, vy = y->kernel_count; break;
-	case COL_NPROC: return x->nproc_min < y->nproc_min ? -1 : x->nproc_min > y->nproc_min;
-	case COL_NPROC_MAX: return x->nproc_max < y->nproc_max ? -1 : x->nproc_max > y->nproc_max;
+	case COL_KCOUNT: vx = x->u.kernel_count, vy = y->u.kernel_count; break;
+	case COL_NPROC: return x->u.nproc_min < y->u.nproc_min ? -1 : x->u.nproc_min > y->u.nproc_min;
+	case COL_NPROC_MAX: return x->u.nproc_max < y->u.nproc_max ? -1 : x->u.nproc_max > y->u.nproc_max;
 	case COL_HEADROOM: vx = headroom(x), vy = headroom(y); break;
-	default: vx = x->uid, vy = y->uid; break;
+	default: vx = x->u.uid, vy = y->u.uid; break;
 	}
 	return vx < vy ? -1 : vx > vy;
 }
@@ -343,18 +299,18 @@ static const char *user_cell(const struct user_row *r, int col, char *buf, size_
 
 	switch (col) {
 	case COL_KCOUNT:
-		if (r->kernel_count < 0)
+		if (r->u.kernel_count < 0)
 			return NULL;
-		snprintf(buf, len, "%lld", (long long)r->kernel_count);
+		snprintf(buf, len, "%lld", (long long)r->u.kernel_count);
 		break;
-	case COL_UID: snprintf(buf, len, "%u", r->uid); break;
+	case COL_UID: snprintf(buf, len, "%u", r->u.uid); break;
 	case COL_USER: snprintf(buf, len, "%s", r->name); break;
-	case COL_TASKS: snprintf(buf, len, "%ld", r->tasks); break;
-	case COL_PROCS: snprintf(buf, len, "%ld", r->procs); break;
-	case COL_ZOMBIES: snprintf(buf, len, "%ld", r->zombies); break;
-	case COL_FLAGGED: snprintf(buf, len, "%ld", r->flagged); break;
-	case COL_NPROC: return limit_text(r->nproc_min, buf, len);
-	case COL_NPROC_MAX: return limit_text(r->nproc_max, buf, len);
+	case COL_TASKS: snprintf(buf, len, "%ld", r->u.tasks); break;
+	case COL_PROCS: snprintf(buf, len, "%ld", r->u.procs); break;
+	case COL_ZOMBIES: snprintf(buf, len, "%ld", r->u.zombies); break;
+	case COL_FLAGGED: snprintf(buf, len, "%ld", r->u.flagged); break;
+	case COL_NPROC: return limit_text(r->u.nproc_min, buf, len);
+	case COL_NPROC_MAX: return limit_text(r->u.nproc_max, buf, len);
 	case COL_EXEMPT: snprintf(buf, len, "%d", exempt(r)); break;
 	case COL_HEADROOM:
 		h = headroom(r);
@@ -455,23 +411,23 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 
 		if (!r->shown)
 			continue;
-		if (r->nproc_min != UINT64_MAX && r->nproc_min > 0 &&
-		    (double)r->tasks * 100.0 >= percent * (double)r->nproc_min) {
-			npg_user_name(r->uid, r->name, sizeof(r->name));
+		if (r->u.nproc_min != UINT64_MAX && r->u.nproc_min > 0 &&
+		    (double)r->u.tasks * 100.0 >= percent * (double)r->u.nproc_min) {
+			npg_user_name(r->u.uid, r->name, sizeof(r->name));
 			/* copy_process() skips the limit for these: said, not alarmed */
-			finding(exempt(r) ? "exempt" : "user", r->uid, 0,
+			finding(exempt(r) ? "exempt" : "user", r->u.uid, 0,
 				"user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu%s%s", r->name,
-				r->uid, r->tasks, (double)r->tasks * 100.0 / (double)r->nproc_min,
-				(unsigned long long)r->nproc_min,
+				r->u.uid, r->u.tasks, (double)r->u.tasks * 100.0 / (double)r->u.nproc_min,
+				(unsigned long long)r->u.nproc_min,
 				exempt(r) ? "; not at risk: copy_process() exempts " : "",
-				!exempt(r) ? "" : r->uid == 0 ? "root"
+				!exempt(r) ? "" : r->u.uid == 0 ? "root"
 				: "its tasks (CAP_SYS_RESOURCE or CAP_SYS_ADMIN)");
 			found |= !exempt(r);
 			/* at the limit: the same sentence as `nprocguard explain --pid` */
-			if (!exempt(r) && r->nproc_pid > 0 &&
-			    npg_explain_cause(r->nproc_pid, NPG_EXPLAIN_FORK, cause, sizeof(cause)) == 1)
-				finding("refused", r->uid, r->nproc_pid, "pid %d: fork fails with EAGAIN: %s",
-					(int)r->nproc_pid, cause);
+			if (!exempt(r) && r->u.nproc_pid > 0 &&
+			    npg_explain_cause(r->u.nproc_pid, NPG_EXPLAIN_FORK, cause, sizeof(cause)) == 1)
+				finding("refused", r->u.uid, r->u.nproc_pid, "pid %d: fork fails with EAGAIN: %s",
+					(int)r->u.nproc_pid, cause);
 		}
 	}
 	/* the machine's limits (threads-max, pid_max, our pids cgroup), as explain walks them */
@@ -550,7 +506,7 @@ static size_t task_nrows;
 
 static const char *task_user(uint32_t uid)
 {
-	struct user_row key = { .uid = uid };
+	struct user_row key = { .u.uid = uid };
 	const struct user_row *r = bsearch(&key, task_rows, task_nrows, sizeof(*task_rows), cmp_uid);
 
 	return r ? r->name : "";
@@ -607,7 +563,7 @@ static int print_tasks(struct npg_scan *s, const struct user_row *rows, size_t n
 			case TCOL_PID: snprintf(buf, sizeof(buf), "%d", (int)t->pid); break;
 			case TCOL_TID: snprintf(buf, sizeof(buf), "%d", (int)t->tid); break;
 			case TCOL_USER: {
-				struct user_row key = { .uid = t->ruid };
+				struct user_row key = { .u.uid = t->ruid };
 				const struct user_row *r = bsearch(&key, rows, nrows, sizeof(*rows),
 								   cmp_uid);
 
@@ -738,7 +694,7 @@ static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limit
 static int write_metrics(const char *source, const char *path)
 {
 	struct npg_scan scan;
-	struct npg_metrics_user *users;
+	struct npg_scan_user *users;
 	bool partial = false;
 	char why[512];
 	size_t n;
@@ -747,9 +703,9 @@ static int write_metrics(const char *source, const char *path)
 	memset(&scan, 0, sizeof(scan));
 	if (scan_tasks(&scan, source, true, &partial) < 0)
 		return NPG_EXIT_USAGE;
-	users = npg_metrics_users(&scan, &n);
+	rc = npg_scan_users(&scan, &users, &n);
 	npg_scan_free(&scan);
-	if (!users && n) {
+	if (rc < 0) {
 		fprintf(stderr, "nprocguard status: out of memory\n");
 		return NPG_EXIT_USAGE;
 	}

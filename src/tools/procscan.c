@@ -441,3 +441,76 @@ void npg_scan_free(struct npg_scan *s)
 	memset(s, 0, sizeof(*s));
 	s->names = names;
 }
+
+static int cmp_user_uid(const void *a, const void *b)
+{
+	const struct npg_scan_user *x = a, *y = b;
+
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+int npg_scan_users(const struct npg_scan *s, struct npg_scan_user **out, size_t *nrows)
+{
+	struct npg_scan_user *rows = NULL, *r = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	*nrows = 0;
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct npg_scan_task *t = &s->tasks[i];
+
+		/* tasks of one process mostly share a uid: try the last row first */
+		if (!r || r->uid != t->ruid) {
+			r = NULL;
+			for (size_t k = 0; k < n && !r; k++)
+				if (rows[k].uid == t->ruid)
+					r = &rows[k];
+		}
+		if (!r) {
+			if (n == cap) {
+				struct npg_scan_user *grown;
+
+				cap = cap ? cap * 2 : 64;
+				grown = realloc(rows, cap * sizeof(*rows));
+				if (!grown) {
+					free(rows);
+					errno = ENOMEM;
+					return -1;
+				}
+				rows = grown;
+			}
+			r = &rows[n++];
+			memset(r, 0, sizeof(*r));
+			r->uid = t->ruid;
+			r->nproc_min = UINT64_MAX;
+			r->kernel_count = -1;
+		}
+		/* all tasks of one uid in the initial namespace share one counter */
+		if (t->kernel_count >= 0)
+			r->kernel_count = t->kernel_count;
+		r->tasks++;
+		r->procs += t->pid == t->tid;
+		r->zombies += t->zombie;
+		r->flagged += t->flagged;
+		r->live += !t->zombie;
+		r->live_exempt += !t->zombie && t->exempt;
+		if (t->pid == t->tid && !t->zombie) {
+			if (t->nproc_soft < r->nproc_min || !r->nproc_pid) {
+				r->nproc_min = t->nproc_soft;
+				r->nproc_pid = t->pid;
+			}
+			if (t->nproc_soft > r->nproc_max || r->nproc_max == 0)
+				r->nproc_max = t->nproc_soft;
+		}
+	}
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_user_uid);
+	*out = rows;
+	*nrows = n;
+	return 0;
+}
+
+bool npg_scan_user_exempt(const struct npg_scan_user *u)
+{
+	return u->uid == 0 || (u->live > 0 && u->live_exempt == u->live);
+}

@@ -26,6 +26,17 @@ struct npg_scan_task {
 
 struct npg_usernames;
 
+/* One user (real uid) of a scan: what the kernel charges it and its limits */
+struct npg_scan_user {
+	uint32_t uid;
+	long tasks, procs, zombies, flagged;
+	long live, live_exempt;	/* running tasks, and those copy_process() lets past the limit */
+	int64_t kernel_count;	/* the kernel's own counter (BPF source), -1: unknown */
+	uint64_t nproc_min, nproc_max;	/* lowest and highest soft RLIMIT_NPROC of its live
+					 * processes; UINT64_MAX: unlimited */
+	pid_t nproc_pid;	/* the process with nproc_min: its forks fail first */
+};
+
 struct npg_scan {
 	struct npg_scan_task *tasks;
 	size_t ntasks, cap;
@@ -65,5 +76,15 @@ void npg_scan_sort(struct npg_scan *s);
 long npg_system_tasks(void);
 /* /proc is mounted with hidepid and hides other users' processes from us. */
 bool npg_proc_hides_tasks(void);
+
+/*
+ * One row per real uid of @s, sorted by uid, in *@out (free() it; NULL when
+ * there is none). 0, or -1 with errno ENOMEM.
+ */
+int npg_scan_users(const struct npg_scan *s, struct npg_scan_user **out, size_t *n);
+
+/* copy_process() lets every live task of @u past the limit: root's ucounts,
+ * or every live task holds CAP_SYS_RESOURCE or CAP_SYS_ADMIN */
+bool npg_scan_user_exempt(const struct npg_scan_user *u);
 
 #endif

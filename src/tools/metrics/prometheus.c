@@ -13,56 +13,6 @@
 #include "tools/procscan.h"
 #include "tools/usernames.h"
 
-struct npg_metrics_user *npg_metrics_users(const struct npg_scan *s, size_t *n)
-{
-	struct npg_metrics_user *rows = NULL, *r = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	for (size_t i = 0; i < s->ntasks; i++) {
-		const struct npg_scan_task *t = &s->tasks[i];
-
-		if (!r || r->uid != t->ruid) {
-			r = NULL;
-			for (size_t k = 0; k < *n && !r; k++)
-				if (rows[k].uid == t->ruid)
-					r = &rows[k];
-		}
-		if (!r) {
-			if (*n == cap) {
-				struct npg_metrics_user *grown;
-
-				cap = cap ? cap * 2 : 64;
-				grown = realloc(rows, cap * sizeof(*rows));
-				if (!grown) {
-					free(rows);
-					*n = 0;
-					return NULL;
-				}
-				rows = grown;
-			}
-			r = &rows[(*n)++];
-			memset(r, 0, sizeof(*r));
-			r->uid = t->ruid;
-			r->nproc_min = UINT64_MAX;
-		}
-		r->tasks++;
-		r->procs += t->pid == t->tid;
-		r->zombies += t->zombie;
-		r->flagged += t->flagged;
-		r->live += !t->zombie;
-		r->live_exempt += !t->zombie && t->exempt;
-		if (t->pid == t->tid && !t->zombie && t->nproc_soft < r->nproc_min)
-			r->nproc_min = t->nproc_soft;
-	}
-	return rows;
-}
-
-bool npg_metrics_user_exempt(const struct npg_metrics_user *u)
-{
-	return u->uid == 0 || (u->live > 0 && u->live_exempt == u->live);
-}
-
 /* A label value: backslash, double quote and newline escaped, as the format requires */
 static void label(FILE *out, const char *s)
 {
@@ -81,7 +31,7 @@ static void head(FILE *out, const char *name, const char *type, const char *help
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void user_sample(FILE *out, const char *name, const struct npg_metrics_user *u,
+static void user_sample(FILE *out, const char *name, const struct npg_scan_user *u,
 			const char *user, double v, bool inf)
 {
 	fprintf(out, "%s{uid=\"%u\",user=\"", name, u->uid);
@@ -142,7 +92,7 @@ static int pids_cgroups(const char *root)
 	return 0;
 }
 
-static int write_all(FILE *out, const struct npg_metrics_user *users, size_t n, const char *root)
+static int write_all(FILE *out, const struct npg_scan_user *users, size_t n, const char *root)
 {
 	static const struct {
 		const char *name, *help;
@@ -166,8 +116,8 @@ static int write_all(FILE *out, const struct npg_metrics_user *users, size_t n, 
 	for (size_t m = 0; m < sizeof(per_user) / sizeof(per_user[0]); m++) {
 		head(out, per_user[m].name, "gauge", per_user[m].help);
 		for (size_t i = 0; i < n; i++) {
-			const struct npg_metrics_user *u = &users[i];
-			bool exempt = npg_metrics_user_exempt(u), unlimited = u->nproc_min == UINT64_MAX;
+			const struct npg_scan_user *u = &users[i];
+			bool exempt = npg_scan_user_exempt(u), unlimited = u->nproc_min == UINT64_MAX;
 			double v = 0;
 			bool inf = false;
 
@@ -225,7 +175,7 @@ static int write_all(FILE *out, const struct npg_metrics_user *users, size_t n, 
 	return 0;
 }
 
-int npg_prometheus_write(const char *path, const struct npg_metrics_user *users, size_t n,
+int npg_prometheus_write(const char *path, const struct npg_scan_user *users, size_t n,
 			 const char *root, char *why, size_t whylen)
 {
 	char tmp[4200];

@@ -13,27 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct npg_scan;
-
-struct npg_metrics_user {
-	uint32_t uid;
-	long tasks, procs, zombies, flagged;
-	long live, live_exempt;
-	uint64_t nproc_min;	/* lowest soft RLIMIT_NPROC of its live processes; UINT64_MAX: unlimited */
-};
-
-/* One row per real uid of @s (unsorted); NULL with *n = 0 if none or ENOMEM (errno). */
-struct npg_metrics_user *npg_metrics_users(const struct npg_scan *s, size_t *n);
-
-/* copy_process() lets every live task of the user past the limit: root, or all hold the caps */
-bool npg_metrics_user_exempt(const struct npg_metrics_user *u);
+#include "tools/procscan.h"
 
 /*
  * Write the metrics to @path ("-": standard output) through a temporary
  * file ".NAME.XXXXXX" beside it and rename(). @root is "" or a --sysroot.
  * 0, or -1 with errno and a reason in @why.
  */
-int npg_prometheus_write(const char *path, const struct npg_metrics_user *users, size_t n,
+int npg_prometheus_write(const char *path, const struct npg_scan_user *users, size_t n,
 			 const char *root, char *why, size_t whylen);
 
 #endif
