@@ -20,6 +20,18 @@ static bool differ(const struct npg_run *run, int s, const char *field, const ch
 	return true;
 }
 
+/* A capability set, shown as the kernel's /proc shows it (hex) */
+static bool differ_caps(const struct npg_run *run, int s, const char *field, uint64_t a,
+			uint64_t b, void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
+			void *arg)
+{
+	char x[24], y[24];
+
+	snprintf(x, sizeof(x), "%#" PRIx64, a);
+	snprintf(y, sizeof(y), "%#" PRIx64, b);
+	return differ(run, s, field, x, y, emit, arg);
+}
+
 static void ids_text(const struct npg_scenario *sc, const struct npg_ids *ids, bool gid, char *buf,
 		     size_t len)
 {
@@ -52,18 +64,14 @@ static int diff_actor(const struct npg_run *run, int s, const struct npg_task *a
 	n += differ(run, s, "gids", x, y, emit, arg);
 	n += differ(run, s, "flag", a->nproc_exceeded ? "set" : "clear",
 		    b->nproc_exceeded ? "set" : "clear", emit, arg);
-	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_effective);
-	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_effective);
-	n += differ(run, s, "effective caps", x, y, emit, arg);
-	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_permitted);
-	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_permitted);
-	n += differ(run, s, "permitted caps", x, y, emit, arg);
-	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_inheritable);
-	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_inheritable);
-	n += differ(run, s, "inheritable caps", x, y, emit, arg);
-	snprintf(x, sizeof(x), "%#" PRIx64, a->cred.cap_ambient);
-	snprintf(y, sizeof(y), "%#" PRIx64, b->cred.cap_ambient);
-	n += differ(run, s, "ambient caps", x, y, emit, arg);
+	n += differ_caps(run, s, "effective caps", a->cred.cap_effective, b->cred.cap_effective,
+			 emit, arg);
+	n += differ_caps(run, s, "permitted caps", a->cred.cap_permitted, b->cred.cap_permitted,
+			 emit, arg);
+	n += differ_caps(run, s, "inheritable caps", a->cred.cap_inheritable,
+			 b->cred.cap_inheritable, emit, arg);
+	n += differ_caps(run, s, "ambient caps", a->cred.cap_ambient, b->cred.cap_ambient, emit,
+			 arg);
 	return n;
 }
 
