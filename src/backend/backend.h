@@ -20,8 +20,13 @@ struct npg_backend_ops {
 	struct npg_result (*step)(struct npg_backend *b, const struct npg_stmt *st);
 	/* What a task looks like now: state, credentials, flag, exit, limits. */
 	void (*view)(struct npg_backend *b, int task, struct npg_task *out);
-	/* A user's count: tasks, threads and zombies charged to it. */
-	long (*count)(struct npg_backend *b, npg_id uid);
+	/*
+	 * A user's count: tasks, threads and zombies charged to it -- in
+	 * namespace @ns (0: the initial one; else 1 + index into the
+	 * scenario's userns): one level of the ucounts chain since 5.14, the
+	 * uid's one count before.
+	 */
+	long (*count)(struct npg_backend *b, int ns, npg_id uid);
 	/* May be NULL: can this check be observed faithfully here? If not, sets b->reason. */
 	bool (*check_reproducible)(struct npg_backend *b, const struct npg_stmt *st);
 	/* Tear everything down; safe after a failed start. */

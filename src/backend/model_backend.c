@@ -143,6 +143,8 @@ static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
 		return npg_sys_execve_file(w, t, op->file ? &op->exec : NULL);
 	case NPG_OP_KILL:
 		return npg_sys_kill(w, t, op->target, op->value);
+	case NPG_OP_UNSHARE_USER:
+		return npg_sys_unshare_user(w, t, op->target, &op->uid_map, &op->gid_map);
 	}
 	return (struct npg_result){ .kind = NPG_R_ERRNO, .value = ENOSYS };
 }
@@ -157,9 +159,14 @@ static void model_view(struct npg_backend *b, int task, struct npg_task *out)
 	out->nproc_max = w->tasks[out->leader].nproc_max;
 }
 
-static long model_count(struct npg_backend *b, npg_id uid)
+/* a namespace not created (yet, or under this policy) has no counts */
+static long model_count(struct npg_backend *b, int ns, npg_id uid)
 {
-	return npg_count_of(&((struct model_priv *)b->priv)->world, uid);
+	const struct npg_world *w = &((struct model_priv *)b->priv)->world;
+
+	if (ns != NPG_USERNS_INITIAL && (!w->userns || !w->userns[ns].exists))
+		return 0;
+	return npg_count_in(w, ns, uid);
 }
 
 static void model_stop(struct npg_backend *b)

@@ -10,29 +10,32 @@
  * SECURE_NO_SETUID_FIXUP. cap_emulate_setxuid() clears the ambient set
  * whenever the last root id goes, keep-caps or not (4.3+).
  */
-void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool fs_only)
+void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool fs_only,
+			npg_id root)
 {
 	if (old->securebits & NPG_SECBIT_NO_SETUID_FIXUP)
 		return;
+	/* "kuid_t root_uid = make_kuid(old->user_ns, 0)": uid 0 of the
+	 * task's namespace (none when unmapped: nothing equals it) */
 	if (fs_only) {
-		if (old->uid.fs == 0 && new->uid.fs != 0)
+		if (old->uid.fs == root && new->uid.fs != root)
 			new->cap_effective &= ~NPG_CAP_FS_MASK;
-		if (old->uid.fs != 0 && new->uid.fs == 0)
+		if (old->uid.fs != root && new->uid.fs == root)
 			new->cap_effective |= new->cap_permitted & NPG_CAP_FS_MASK;
 		return;
 	}
 	/* cap_emulate_setxuid(): leaving uid 0 in all three ids drops everything */
-	if ((old->uid.real == 0 || old->uid.eff == 0 || old->uid.saved == 0) &&
-	    new->uid.real != 0 && new->uid.eff != 0 && new->uid.saved != 0) {
+	if ((old->uid.real == root || old->uid.eff == root || old->uid.saved == root) &&
+	    new->uid.real != root && new->uid.eff != root && new->uid.saved != root) {
 		if (!new->keepcaps) {
 			new->cap_permitted = 0;
 			new->cap_effective = 0;
 		}
 		new->cap_ambient = 0;
 	}
-	if (old->uid.eff == 0 && new->uid.eff != 0)
+	if (old->uid.eff == root && new->uid.eff != root)
 		new->cap_effective = 0;
-	if (old->uid.eff != 0 && new->uid.eff == 0)
+	if (old->uid.eff != root && new->uid.eff == root)
 		new->cap_effective = new->cap_permitted;
 }
 
@@ -53,18 +56,23 @@ void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool f
  *   "new->suid = new->fsuid = new->euid" (gids too); SECURE_KEEP_CAPS
  *     is cleared (prepare_exec_creds()).
  *
+ * In a user namespace, "root" is uid 0 of that namespace (root_uid =
+ * make_kuid(new->user_ns, 0)), and bprm_fill_uid() ignores the set-id
+ * bits of a file whose owner or group has no mapping there.
+ *
  * -EPERM, @new unchanged, when fE is set and X & fP misses part of fP
  * (bprm_caps_from_vfs_caps()): begin_new_exec() returns it before
  * de_thread(), so the exec fails and the old image runs on.
  */
-int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f)
+int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f, npg_id root,
+		       bool setid_mapped)
 {
 	const struct npg_cred old = *new;
 	bool effective = false, has_fcap = f && f->has_fcaps, is_setid;
 
-	if (f && f->setuid)
+	if (f && f->setuid && setid_mapped)
 		new->uid.eff = f->uid;
-	if (f && f->setgid)
+	if (f && f->setgid && setid_mapped)
 		new->gid.eff = f->gid;
 	new->cap_permitted = 0;
 	if (has_fcap) {
@@ -78,10 +86,10 @@ int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f)
 		}
 	}
 	if (!(old.securebits & NPG_SECBIT_NOROOT) &&
-	    !(has_fcap && new->uid.real != 0 && new->uid.eff == 0)) {
-		if (new->uid.eff == 0 || new->uid.real == 0)
+	    !(has_fcap && new->uid.real != root && new->uid.eff == root)) {
+		if (new->uid.eff == root || new->uid.real == root)
 			new->cap_permitted = old.cap_bset | old.cap_inheritable;
-		if (new->uid.eff == 0)
+		if (new->uid.eff == root)
 			effective = true;
 	}
 	is_setid = new->uid.eff != old.uid.real || new->gid.eff != old.gid.real;

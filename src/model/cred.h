@@ -45,6 +45,7 @@ struct npg_cred {
 	 * the effective uid in 5.14-5.16, by the real uid again since 5.17).
 	 */
 	npg_id charged_to;
+	int userns;		/* cred->user_ns: index into the world's namespaces, 0 initial */
 };
 
 /* include/uapi/linux/securebits.h: the bits prctl(PR_SET_SECUREBITS) takes here */
@@ -74,11 +75,16 @@ static inline bool npg_cap_has(uint64_t set, int cap)
 	return (set & NPG_CAP(cap)) != 0;
 }
 
-/* security/commoncap.c: cap_emulate_setxuid() and the LSM_SETID_FS case. */
-void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool fs_only);
+/* security/commoncap.c: cap_emulate_setxuid() and the LSM_SETID_FS case;
+ * @root_uid is the kernel uid of uid 0 in the task's namespace */
+void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool fs_only,
+			npg_id root_uid);
 /* security/commoncap.c: cap_bprm_creds_from_file() of @f (NULL: a plain
- * program), with fs/exec.c bprm_fill_uid() before it: 0, or -EPERM. */
-int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f);
+ * program), with fs/exec.c bprm_fill_uid() before it: 0, or -EPERM.
+ * @root_uid as above; @setid_mapped: the file's owner and group have a
+ * mapping in the task's namespace (else its set-id bits are ignored). */
+int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f, npg_id root_uid,
+		       bool setid_mapped);
 /* The securebits as prctl(PR_GET_SECUREBITS) would return them */
 static inline uint32_t npg_securebits(const struct npg_cred *c)
 {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "model/cred.h"
+#include "model/userns.h"
 
 #define NPG_RLIM_INFINITY UINT64_MAX	/* RLIM_INFINITY */
 #define NPG_HARNESS (-1)		/* parent of the scenario's top-level tasks */
@@ -43,6 +44,7 @@ struct npg_task {
 };
 
 struct npg_count {
+	int ns;			/* the namespace of the ucounts (always 0 up to 5.13) */
 	npg_id uid;
 	long count;		/* user_struct->processes / ucounts RLIMIT_NPROC */
 };
@@ -56,6 +58,9 @@ struct npg_world {
 	struct npg_task *tasks;
 	int ncounts;
 	struct npg_count *counts;
+	/* [NPG_MAX_USERNS + 1], allocated by the first unshare; NULL: only
+	 * the initial namespace exists */
+	struct npg_userns *userns;
 };
 
 /* A system call's outcome. */
@@ -78,12 +83,33 @@ struct npg_result {
 int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks);
 void npg_world_free(struct npg_world *w);
 
-/* Accounting */
+/* Accounting: the count of @uid in the initial namespace */
 long npg_count_of(const struct npg_world *w, npg_id uid);
+/* one level's count: ucounts (@ns, @uid) since 5.14; the uid's one count before */
+long npg_count_in(const struct npg_world *w, int ns, npg_id uid);
+/* add to one level only: users' processes outside the scenario */
 void npg_count_add(struct npg_world *w, npg_id uid, long delta);
+/*
+ * Charge or uncharge a task with credentials @c: its user's count up to
+ * 5.13; since 5.14 its ucounts and every ancestor level
+ * (inc_rlimit_ucounts(): a namespace's tasks count for its creator in
+ * the parent namespace too).
+ */
+void npg_charge(struct npg_world *w, const struct npg_cred *c, long delta);
 long npg_task_count(const struct npg_world *w, const struct npg_task *t);
+/*
+ * is_rlimit_overlimit() (5.14+; 5.15.y form): is the ucounts of @c, with
+ * @extra more tasks, over @rlimit, or any ancestor level over the limit
+ * its namespace recorded at creation? Up to 5.13 (one count per uid):
+ * the count against @rlimit alone.
+ */
+bool npg_ucounts_over(const struct npg_world *w, const struct npg_cred *c, uint64_t rlimit,
+		      long extra);
 uint64_t npg_rlimit_nproc(const struct npg_world *w, const struct npg_task *t);
+/* capable(): @cap in the initial namespace -- never from a child namespace */
 bool npg_capable(const struct npg_task *t, int cap);
+/* ns_capable(current_user_ns(), @cap): @cap in the task's own namespace */
+bool npg_capable_own_ns(const struct npg_task *t, int cap);
 bool npg_alive(const struct npg_task *t);
 
 /* Creating the scenario's initial tasks: charged like any task. */
@@ -134,8 +160,20 @@ struct npg_result npg_glibc_setxid(struct npg_world *w, int t, int *order,
 
 /* kill(@target's process, @sig): 0 or a signal whose default action is to terminate */
 struct npg_result npg_sys_kill(struct npg_world *w, int t, int target, int sig);
-bool npg_kill_ok_by_cred(const struct npg_task *cur, const struct npg_task *target);
+bool npg_kill_ok_by_cred(const struct npg_world *w, const struct npg_task *cur,
+			 const struct npg_task *target);
 
+
+/*
+ * unshare(CLONE_NEWUSER) by task @t creating the namespace numbered @ns
+ * (1 .. NPG_MAX_USERNS), then its maps written by a process with every
+ * capability in the parent namespace (the harness): 0, or an errno of the
+ * unshare (EINVAL, ENOSPC, EPERM) or, after it, of a map write (EINVAL,
+ * EPERM). A map with nr 0 is not written.
+ */
+struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
+				       const struct npg_idmap *uid_map,
+				       const struct npg_idmap *gid_map);
 
 /* execve() of @f; NULL is a plain program (no set-id bit, no file capabilities) */
 struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct npg_exec_file *f);

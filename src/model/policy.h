@@ -26,6 +26,15 @@ struct npg_policy {
 	bool setresuid_noop_fastpath;
 	/* PR_CAP_AMBIENT exists (4.3, 58319057b784): prctl() fails EINVAL before */
 	bool ambient_caps;
+	/*
+	 * RLIMIT_NPROC lives in ucounts (21d1c5e386bc, 5.14): one count per
+	 * (user namespace, uid), checked up the chain of namespaces; before,
+	 * one count per kernel uid (user_struct) across all namespaces.
+	 */
+	bool ucounts;
+	/* enforced_nproc_rlimit() (0ac983f51203, 5.17): a namespace created by
+	 * real uid 0 of the initial namespace records no limit */
+	bool userns_root_unlimited;
 
 	/*
 	 * copy_process(): may @parent create one more task (fork or thread)?

@@ -40,7 +40,7 @@ struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool threa
 		c->nproc_cur = w->tasks[parent->leader].nproc_cur;
 		c->nproc_max = w->tasks[parent->leader].nproc_max;
 	}
-	npg_count_add(w, c->cred.charged_to, 1);
+	npg_charge(w, &c->cred, 1);
 	return result(NPG_R_OK, 0);
 }
 
@@ -73,7 +73,7 @@ bool npg_vfork_waiting(const struct npg_world *w, int t)
 /* kernel/exit.c, release_task(): the only place a task stops being counted */
 static void release_task(struct npg_world *w, struct npg_task *t)
 {
-	npg_count_add(w, t->cred.charged_to, -1);
+	npg_charge(w, &t->cred, -1);
 	t->state = NPG_TASK_REAPED;
 }
 
@@ -207,7 +207,9 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		return result(NPG_R_ERRNO, ENOENT);
 	/* begin_new_exec(): bprm_creds_from_file() comes before de_thread() */
 	new = task->cred;
-	err = npg_cap_bprm_creds(&new, f);
+	err = npg_cap_bprm_creds(&new, f, npg_ns_root_uid(w, new.userns),
+				 !f || (npg_from_kid(w, new.userns, f->uid, false) != NPG_ID_NONE &&
+					npg_from_kid(w, new.userns, f->gid, true) != NPG_ID_NONE));
 	if (err)
 		return result(NPG_R_ERRNO, -err);
 	de_thread(w, t);

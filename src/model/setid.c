@@ -37,6 +37,23 @@ static bool is_any_of(npg_id id, const struct npg_ids *o)
 }
 
 /*
+ * make_kuid() of the ids a set*id call names, in the caller's namespace:
+ * false (EINVAL) when one that is not -1 has no mapping there
+ */
+static bool kids(const struct npg_world *w, int ns, bool gid, npg_id *a, npg_id *b, npg_id *c)
+{
+	npg_id *ids[3] = { a, b, c };
+
+	for (int i = 0; i < 3; i++) {
+		if (!ids[i] || *ids[i] == NPG_ID_NONE)
+			continue;
+		if ((*ids[i] = npg_make_kid(w, ns, *ids[i], gid)) == NPG_ID_NONE)
+			return false;
+	}
+	return true;
+}
+
+/*
  * The tail every set*uid/set*gid call shares once its permission checks
  * passed. For uids, in kernel/sys.c (6.x) order: set_user() when the real
  * uid changes, security_task_fix_setuid() (capabilities), set_cred_ucounts(),
@@ -64,15 +81,15 @@ static struct npg_result commit_setid(struct npg_world *w, int t, bool gid,
 		if (r)
 			return fail(-r);
 	}
-	npg_cap_fix_setuid(new, &cur->cred, fs_only);
+	npg_cap_fix_setuid(new, &cur->cred, fs_only, npg_ns_root_uid(w, cur->cred.userns));
 	if (user_changed)
 		new->charged_to = p->set_cred_ucounts ? p->set_cred_ucounts(&cur->cred, new)
 						      : new->uid.real;
 	if (p->flag_nproc_exceeded && !fs_only)
 		p->flag_nproc_exceeded(w, cur, new);
 	if (user_changed) {
-		npg_count_add(w, new->charged_to, 1);
-		npg_count_add(w, cur->cred.charged_to, -1);
+		npg_charge(w, new, 1);
+		npg_charge(w, &cur->cred, -1);
 	}
 	cur->cred = *new;
 	return ok();
@@ -85,9 +102,11 @@ struct npg_result npg_sys_setuid(struct npg_world *w, int t, bool gid, npg_id id
 	const struct npg_ids *old = ids_of(&w->tasks[t].cred, gid);
 	struct npg_ids *n = ids_of(&new, gid);
 
+	/* "kuid = make_kuid(ns, uid); if (!uid_valid(kuid)) return -EINVAL;" */
+	id = npg_make_kid(w, new.userns, id, gid);
 	if (id == NPG_ID_NONE)
 		return fail(EINVAL);
-	if (npg_capable(&w->tasks[t], setid_cap(gid)))
+	if (npg_capable_own_ns(&w->tasks[t], setid_cap(gid)))
 		n->real = n->saved = id;
 	else if (id != old->real && id != old->saved)
 		return fail(EPERM);
@@ -101,8 +120,10 @@ struct npg_result npg_sys_setreuid(struct npg_world *w, int t, bool gid, npg_id 
 	struct npg_cred new = w->tasks[t].cred;
 	const struct npg_ids *old = ids_of(&w->tasks[t].cred, gid);
 	struct npg_ids *n = ids_of(&new, gid);
-	bool privileged = npg_capable(&w->tasks[t], setid_cap(gid));
+	bool privileged = npg_capable_own_ns(&w->tasks[t], setid_cap(gid));
 
+	if (!kids(w, new.userns, gid, &r, &e, NULL))
+		return fail(EINVAL);
 	if (r != NPG_ID_NONE) {
 		n->real = r;
 		if (r != old->real && r != old->eff && !privileged)
@@ -129,16 +150,20 @@ struct npg_result npg_sys_setresuid(struct npg_world *w, int t, bool gid,
 	struct npg_cred new = w->tasks[t].cred;
 	const struct npg_ids *old = ids_of(&w->tasks[t].cred, gid);
 	struct npg_ids *n = ids_of(&new, gid);
-	bool r_new = r != NPG_ID_NONE && !is_any_of(r, old);
-	bool e_new = e != NPG_ID_NONE && !is_any_of(e, old);
-	bool s_new = s != NPG_ID_NONE && !is_any_of(s, old);
+	bool r_new, e_new, s_new;
+
+	if (!kids(w, new.userns, gid, &r, &e, &s))
+		return fail(EINVAL);
+	r_new = r != NPG_ID_NONE && !is_any_of(r, old);
+	e_new = e != NPG_ID_NONE && !is_any_of(e, old);
+	s_new = s != NPG_ID_NONE && !is_any_of(s, old);
 
 	/* 6.x: "check for no-op" -- returns before fsuid = euid */
 	if (w->setresuid_noop_fastpath && (r == NPG_ID_NONE || r == old->real) &&
 	    (e == NPG_ID_NONE || (e == old->eff && e == old->fs)) &&
 	    (s == NPG_ID_NONE || s == old->saved))
 		return ok();
-	if ((r_new || e_new || s_new) && !npg_capable(&w->tasks[t], setid_cap(gid)))
+	if ((r_new || e_new || s_new) && !npg_capable_own_ns(&w->tasks[t], setid_cap(gid)))
 		return fail(EPERM);
 	if (r != NPG_ID_NONE)
 		n->real = r;
@@ -150,34 +175,50 @@ struct npg_result npg_sys_setresuid(struct npg_world *w, int t, bool gid,
 	return commit_setid(w, t, gid, &new, false);
 }
 
-/* __sys_setfsuid() / __sys_setfsgid(): always return the old fs id */
+/*
+ * __sys_setfsuid() / __sys_setfsgid(): always return the old fs id, as the
+ * caller's namespace sees it ("from_kuid_munged(old->user_ns, old->fsuid)")
+ */
 struct npg_result npg_sys_setfsuid(struct npg_world *w, int t, bool gid, npg_id id)
 {
 	struct npg_cred new = w->tasks[t].cred;
 	const struct npg_ids *old = ids_of(&w->tasks[t].cred, gid);
-	struct npg_result r = { .kind = NPG_R_ID, .value = old->fs };
+	struct npg_result r = { .kind = NPG_R_ID,
+				.value = npg_from_kid_munged(w, new.userns, old->fs, gid) };
 
+	id = npg_make_kid(w, new.userns, id, gid);
 	if (id == NPG_ID_NONE || id == old->fs)
 		return r;
-	if (!is_any_of(id, old) && !npg_capable(&w->tasks[t], setid_cap(gid)))
+	if (!is_any_of(id, old) && !npg_capable_own_ns(&w->tasks[t], setid_cap(gid)))
 		return r;
 	ids_of(&new, gid)->fs = id;
 	commit_setid(w, t, gid, &new, true);
 	return r;
 }
 
-/* kernel/groups.c, setgroups(): may_setgroups() is CAP_SETGID */
+/*
+ * kernel/groups.c, setgroups(): may_setgroups() is CAP_SETGID in the
+ * caller's namespace and userns_may_setgroups() -- "It is not safe to use
+ * setgroups until a gid mapping in the user namespace has been
+ * established"; then groups_from_user(): an unmapped gid is EINVAL.
+ */
 struct npg_result npg_sys_setgroups(struct npg_world *w, int t, int n, const npg_id *groups)
 {
 	struct npg_task *cur = &w->tasks[t];
+	int ns = cur->cred.userns;
+	npg_id kgroups[NPG_NGROUPS];
 
-	if (!npg_capable(cur, NPG_CAP_SETGID))
+	if (!npg_capable_own_ns(cur, NPG_CAP_SETGID) ||
+	    (ns != NPG_USERNS_INITIAL && w->userns[ns].gid_map.nr == 0))
 		return fail(EPERM);
 	if (n < 0 || n > NPG_NGROUPS)
 		return fail(EINVAL);
+	for (int i = 0; i < n; i++)
+		if ((kgroups[i] = npg_make_kid(w, ns, groups[i], true)) == NPG_ID_NONE)
+			return fail(EINVAL);
 	cur->cred.ngroups = n;
 	for (int i = 0; i < n; i++)
-		cur->cred.groups[i] = groups[i];
+		cur->cred.groups[i] = kgroups[i];
 	return ok();
 }
 
@@ -201,7 +242,7 @@ struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
 				c->uid.real == tc->uid.real && c->gid.real == tc->gid.eff &&
 				c->gid.real == tc->gid.saved && c->gid.real == tc->gid.real;
 
-		if (!id_match && !npg_capable(caller, NPG_CAP_SYS_RESOURCE))
+		if (!id_match && !npg_ns_capable(w, caller, tc->userns, NPG_CAP_SYS_RESOURCE))
 			return fail(EPERM);
 	}
 	if (cur > max)
@@ -233,7 +274,7 @@ struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
 {
 	struct npg_cred *c = &w->tasks[t].cred;
 
-	if (!npg_capable(&w->tasks[t], NPG_CAP_SETPCAP) &&
+	if (!npg_capable_own_ns(&w->tasks[t], NPG_CAP_SETPCAP) &&
 	    (inheritable & ~(c->cap_inheritable | c->cap_permitted)))
 		return fail(EPERM);
 	if ((inheritable & ~(c->cap_inheritable | c->cap_bset)) ||
@@ -258,7 +299,7 @@ struct npg_result npg_sys_securebits(struct npg_world *w, int t, uint32_t bits)
 		NPG_SECBIT_NO_SETUID_FIXUP_LOCKED | NPG_SECBIT_KEEP_CAPS_LOCKED);
 
 	if (((locks >> 1) & (old ^ bits)) || (locks & ~bits) || (bits & ~NPG_SECBITS_ALL) ||
-	    !npg_capable(&w->tasks[t], NPG_CAP_SETPCAP))
+	    !npg_capable_own_ns(&w->tasks[t], NPG_CAP_SETPCAP))
 		return fail(EPERM);
 	c->securebits = bits & ~NPG_SECBIT_KEEP_CAPS;
 	c->keepcaps = (bits & NPG_SECBIT_KEEP_CAPS) != 0;

@@ -20,12 +20,13 @@ static struct npg_result result(enum npg_result_kind kind, long value)
  *	       uid_eq(cred->uid, tcred->suid) || uid_eq(cred->uid, tcred->uid) ||
  *	       ns_capable(tcred->user_ns, CAP_KILL);
  */
-bool npg_kill_ok_by_cred(const struct npg_task *cur, const struct npg_task *target)
+bool npg_kill_ok_by_cred(const struct npg_world *w, const struct npg_task *cur,
+			 const struct npg_task *target)
 {
 	const struct npg_ids *c = &cur->cred.uid, *tc = &target->cred.uid;
 
 	return c->eff == tc->saved || c->eff == tc->real || c->real == tc->saved ||
-	       c->real == tc->real || npg_capable(cur, NPG_CAP_KILL);
+	       c->real == tc->real || npg_ns_capable(w, cur, target->cred.userns, NPG_CAP_KILL);
 }
 
 /*
@@ -50,7 +51,7 @@ struct npg_result npg_sys_kill(struct npg_world *w, int t, int target, int sig)
 		return result(NPG_R_ERRNO, ESRCH);
 	tgt = &w->tasks[tgt->leader];
 	same_group = cur->leader == tgt->leader;
-	if (!same_group && !npg_kill_ok_by_cred(cur, tgt))
+	if (!same_group && !npg_kill_ok_by_cred(w, cur, tgt))
 		return result(NPG_R_ERRNO, EPERM);
 	if (sig == 0 || tgt->state == NPG_TASK_ZOMBIE)
 		return result(NPG_R_OK, 0);

@@ -27,27 +27,40 @@ void npg_world_free(struct npg_world *w)
 {
 	free(w->tasks);
 	free(w->counts);
+	free(w->userns);
 	memset(w, 0, sizeof(*w));
 }
 
-static struct npg_count *count_slot(const struct npg_world *w, npg_id uid)
+static struct npg_count *count_slot(const struct npg_world *w, int ns, npg_id uid)
 {
 	for (int i = 0; i < w->ncounts; i++)
-		if (w->counts[i].uid == uid)
+		if (w->counts[i].uid == uid && w->counts[i].ns == ns)
 			return &w->counts[i];
 	return NULL;
 }
 
-long npg_count_of(const struct npg_world *w, npg_id uid)
+/* Up to 5.13 a task is charged to its user_struct, one per kernel uid
+ * whatever the namespace (kernel/user.c, uidhash_table keyed on kuid) */
+static int count_ns(const struct npg_world *w, int ns)
 {
-	const struct npg_count *c = count_slot(w, uid);
+	return w->policy->ucounts ? ns : NPG_USERNS_INITIAL;
+}
+
+long npg_count_in(const struct npg_world *w, int ns, npg_id uid)
+{
+	const struct npg_count *c = count_slot(w, count_ns(w, ns), uid);
 
 	return c ? c->count : 0;
 }
 
-void npg_count_add(struct npg_world *w, npg_id uid, long delta)
+long npg_count_of(const struct npg_world *w, npg_id uid)
 {
-	struct npg_count *c = count_slot(w, uid);
+	return npg_count_in(w, NPG_USERNS_INITIAL, uid);
+}
+
+static void level_add(struct npg_world *w, int ns, npg_id uid, long delta)
+{
+	struct npg_count *c = count_slot(w, ns, uid);
 
 	if (!c) {
 		struct npg_count *grown = realloc(w->counts, (size_t)(w->ncounts + 1) * sizeof(*grown));
@@ -56,15 +69,73 @@ void npg_count_add(struct npg_world *w, npg_id uid, long delta)
 			abort();	/* a handful of users: running out here is not recoverable */
 		w->counts = grown;
 		c = &w->counts[w->ncounts++];
+		c->ns = ns;
 		c->uid = uid;
 		c->count = 0;
 	}
 	c->count += delta;
 }
 
+void npg_count_add(struct npg_world *w, npg_id uid, long delta)
+{
+	level_add(w, NPG_USERNS_INITIAL, uid, delta);
+}
+
+/*
+ * kernel/ucount.c, inc_rlimit_ucounts() / dec_rlimit_ucounts() (5.14+):
+ *	for (iter = ucounts; iter; iter = iter->ns->ucounts)
+ *		atomic_long_add_return(v, &iter->rlimit[type]);
+ * where ns->ucounts is the creator's ucounts in the parent namespace
+ * (create_user_ns(): inc_user_namespaces(parent_ns, owner)).
+ */
+void npg_charge(struct npg_world *w, const struct npg_cred *c, long delta)
+{
+	int ns = count_ns(w, c->userns);
+	npg_id uid = c->charged_to;
+
+	for (;;) {
+		level_add(w, ns, uid, delta);
+		if (ns == NPG_USERNS_INITIAL)
+			return;
+		uid = w->userns[ns].owner;
+		ns = w->userns[ns].parent;
+	}
+}
+
 long npg_task_count(const struct npg_world *w, const struct npg_task *t)
 {
-	return npg_count_of(w, t->cred.charged_to);
+	return npg_count_in(w, t->cred.userns, t->cred.charged_to);
+}
+
+/*
+ * kernel/ucount.c, is_rlimit_overlimit() (6.x; is_ucounts_overlimit() in
+ * 5.14-5.16, in this form since 59ec71575ab4, 5.16 and 5.15.y):
+ *	long max = rlimit;
+ *	if (rlimit > LONG_MAX) max = LONG_MAX;
+ *	for (iter = ucounts; iter; iter = iter->ns->ucounts) {
+ *		long val = get_rlimit_value(iter, type);
+ *		if (val < 0 || val > max) return true;
+ *		max = get_userns_rlimit_max(iter->ns, type);
+ *	}
+ * The caller's own limit for its own level, each namespace's recorded
+ * limit for the level above it.
+ */
+bool npg_ucounts_over(const struct npg_world *w, const struct npg_cred *c, uint64_t rlimit,
+		      long extra)
+{
+	int ns = count_ns(w, c->userns);
+	npg_id uid = c->charged_to;
+	uint64_t max = rlimit;
+
+	for (;;) {
+		if (npg_count_over(npg_count_in(w, ns, uid) + extra, max))
+			return true;
+		if (ns == NPG_USERNS_INITIAL)
+			return false;
+		max = w->userns[ns].nproc_max;
+		uid = w->userns[ns].owner;
+		ns = w->userns[ns].parent;
+	}
 }
 
 /* task_rlimit(): the limit lives in signal_struct, shared by the thread group */
@@ -73,8 +144,17 @@ uint64_t npg_rlimit_nproc(const struct npg_world *w, const struct npg_task *t)
 	return w->tasks[t->leader].nproc_cur;
 }
 
-/* capable(): the effective set of the calling task's credentials */
+/*
+ * capable() is ns_capable(&init_user_ns, cap): cap_capable() finds the
+ * capability only in a task of the initial namespace, whatever a child
+ * namespace's task holds there (no namespace is the initial one's parent).
+ */
 bool npg_capable(const struct npg_task *t, int cap)
+{
+	return t->cred.userns == NPG_USERNS_INITIAL && npg_cap_has(t->cred.cap_effective, cap);
+}
+
+bool npg_capable_own_ns(const struct npg_task *t, int cap)
 {
 	return npg_cap_has(t->cred.cap_effective, cap);
 }
@@ -96,5 +176,5 @@ void npg_task_spawn(struct npg_world *w, int idx, const struct npg_cred *cred,
 	t->parent = NPG_HARNESS;
 	t->nproc_cur = nproc_cur;
 	t->nproc_max = nproc_max;
-	npg_count_add(w, t->cred.charged_to, 1);
+	npg_charge(w, &t->cred, 1);
 }

@@ -26,7 +26,7 @@ static void observe(struct npg_run *run, struct npg_column *col, int si, struct 
 		o->unreproducible = true;
 		snprintf(o->reason, sizeof(o->reason), "%s", b->reason);
 	} else {
-		long count = st->check == NPG_CHECK_COUNT ? b->ops->count(b, st->user) : 0;
+		long count = st->check == NPG_CHECK_COUNT ? b->ops->count(b, st->ns, st->user) : 0;
 
 		if (st->check != NPG_CHECK_COUNT)
 			b->ops->view(b, st->task, &o->actor);
@@ -45,7 +45,7 @@ static void observe(struct npg_run *run, struct npg_column *col, int si, struct 
 		else if (b->ops->check_reproducible && !b->ops->check_reproducible(b, &probe))
 			o->counts[u] = NPG_COUNT_UNKNOWN;
 		else
-			o->counts[u] = b->ops->count(b, sc->names[u].id);
+			o->counts[u] = b->ops->count(b, 0, sc->names[u].id);
 		memcpy(b->reason, keep, sizeof(keep));
 	}
 	o->expected = npg_expect_for(&st->expect, col->policy_index);

@@ -40,6 +40,7 @@ struct parser {
 
 static void error_at(struct parser *p, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+static int find_userns(const struct npg_scenario *sc, const struct npg_token *t);
 
 static void error_at(struct parser *p, int col, const char *fmt, ...)
 {
@@ -875,6 +876,16 @@ static bool parse_check_value(struct parser *p, const struct npg_stmt *st, int f
 		npg_render_limit(max, b, sizeof(b));
 		snprintf(buf, len, "%s %s", a, b);
 		return true;
+	case NPG_CHECK_USERNS:
+		if (!value_words(p, from, to, 1, "'initial' or a namespace name"))
+			return false;
+		if (!tok_is(&p->tok[from], "initial") && find_userns(p->sc, &p->tok[from]) < 0) {
+			error_at(p, p->tok[from].col, "unknown namespace '%.*s%s'",
+				 TOKLEN(p->tok[from].len), p->tok[from].start, TOKCUT(p->tok[from].len));
+			return false;
+		}
+		snprintf(buf, len, "%.*s", (int)p->tok[from].len, p->tok[from].start);
+		return true;
 	}
 	return false;
 }
@@ -1054,6 +1065,7 @@ static const struct op_spec op_specs[] = {
 	{ "capset", NPG_OP_CAPSET, 0, false, false },
 	{ "execve", NPG_OP_EXECVE, 0, false, false },
 	{ "kill", NPG_OP_KILL, 0, false, false },
+	{ "unshare", NPG_OP_UNSHARE_USER, 0, false, false },
 	{ NULL, 0, 0, false, false },
 };
 
@@ -1117,6 +1129,101 @@ static int parse_securebits(struct parser *p, int i, int end, int *bits)
 		}
 		return i;
 	}
+}
+
+static int find_userns(const struct npg_scenario *sc, const struct npg_token *t)
+{
+	for (int i = 0; i < sc->nuserns; i++)
+		if (tok_is(t, sc->userns[i].name))
+			return i;
+	return -1;
+}
+
+/* "uidmap INSIDE OUTSIDE COUNT[, INSIDE OUTSIDE COUNT ...]": tokens from @i */
+static int parse_idmap(struct parser *p, int i, int end, bool gid, struct npg_idmap *m)
+{
+	if (m->nr) {
+		error_at(p, p->tok[i - 1].col, "%s given twice", gid ? "gidmap" : "uidmap");
+		return -1;
+	}
+	for (;;) {
+		struct npg_idmap_extent *e;
+		uint64_t count;
+
+		if (m->nr == NPG_IDMAP_MAX) {
+			error_at(p, p->tok[i < end ? i : end - 1].col,
+				 "more than %d lines in one map", NPG_IDMAP_MAX);
+			return -1;
+		}
+		e = &m->extent[m->nr];
+		if (!parse_id(p, i, gid, false, &e->first) ||
+		    !parse_id(p, i + 1, gid, false, &e->lower_first))
+			return -1;
+		if (i + 2 >= end || !tok_u64(&p->tok[i + 2], &count) || count == 0 ||
+		    count > UINT32_MAX) {
+			error_at(p, p->tok[i + 2 < end ? i + 2 : end - 1].col,
+				 "expected a count of ids (1 to 4294967295)");
+			return -1;
+		}
+		e->count = (npg_id)count;
+		m->nr++;
+		i += 3;
+		if (i < end && p->tok[i].kind == NPG_TOK_COMMA) {
+			i++;
+			continue;
+		}
+		return i;
+	}
+}
+
+/* unshare user NAME [uidmap ...] [gidmap ...] */
+static bool parse_unshare(struct parser *p, struct npg_stmt *st, int i, int end)
+{
+	struct npg_scenario *sc = p->sc;
+	struct npg_op *op = &st->op;
+	struct npg_userns_decl *grown;
+	int name = i + 1;
+
+	if (!expect_word(p, i, "'user'") || !tok_is(&p->tok[i], "user")) {
+		if (i < end)
+			error_at(p, p->tok[i].col, "only 'unshare user' is modelled");
+		return false;
+	}
+	if (!expect_word(p, i + 1, "the new namespace's name"))
+		return false;
+	if (!valid_identifier(&p->tok[i + 1]) || tok_is(&p->tok[i + 1], "initial") ||
+	    find_userns(sc, &p->tok[i + 1]) >= 0) {
+		error_at(p, p->tok[i + 1].col, "%s namespace name '%.*s%s'",
+			 valid_identifier(&p->tok[i + 1]) ? "duplicate" : "bad",
+			 TOKLEN(p->tok[i + 1].len), p->tok[i + 1].start, TOKCUT(p->tok[i + 1].len));
+		return false;
+	}
+	if (sc->nuserns == NPG_MAX_USERNS) {
+		error_at(p, p->tok[i + 1].col, "more than %d user namespaces", NPG_MAX_USERNS);
+		return false;
+	}
+	for (i += 2; i < end;) {
+		bool gid = tok_is(&p->tok[i], "gidmap");
+
+		if (!gid && !tok_is(&p->tok[i], "uidmap")) {
+			error_at(p, p->tok[i].col, "expected 'uidmap' or 'gidmap'");
+			return false;
+		}
+		i = parse_idmap(p, i + 1, end, gid, gid ? &op->gid_map : &op->uid_map);
+		if (i < 0)
+			return false;
+	}
+	grown = realloc(sc->userns, (size_t)(sc->nuserns + 1) * sizeof(*grown));
+	if (!grown) {
+		perror("nprocguard");
+		exit(2);
+	}
+	sc->userns = grown;
+	grown[sc->nuserns] = (struct npg_userns_decl){
+		.name = tok_dup(&p->tok[name]),
+		.line = p->line, .creator = st->task };
+	op->target = ++sc->nuserns;
+	return true;
 }
 
 /* The operation's arguments, tokens [i, end) */
@@ -1241,6 +1348,8 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 		if (++i < end && !parse_kill_signal(p, &p->tok[i++], &op->value))
 			return false;
 		return expect_end(p, i, end);
+	case NPG_OP_UNSHARE_USER:
+		return parse_unshare(p, st, i, end);
 	case NPG_OP_EXECVE:
 		/* from a thread too: de_thread() makes it the process's leader */
 		if (i < end) {	/* a declared file, or a plain program named for the reader */
@@ -1426,7 +1535,8 @@ static const struct {
 	{ "uids", NPG_CHECK_UIDS }, { "gids", NPG_CHECK_GIDS }, { "ruid", NPG_CHECK_RUID },
 	{ "euid", NPG_CHECK_EUID }, { "suid", NPG_CHECK_SUID }, { "fsuid", NPG_CHECK_FSUID },
 	{ "flag", NPG_CHECK_FLAG }, { "state", NPG_CHECK_STATE }, { "exit", NPG_CHECK_EXIT },
-	{ "cap", NPG_CHECK_CAP }, { "nproc", NPG_CHECK_NPROC }, { NULL, 0 },
+	{ "cap", NPG_CHECK_CAP }, { "nproc", NPG_CHECK_NPROC }, { "userns", NPG_CHECK_USERNS },
+	{ NULL, 0 },
 };
 
 /* check count USER | check TASK PROPERTY [NAME] */
@@ -1442,6 +1552,22 @@ static void parse_check(struct parser *p)
 		if (!parse_id(p, 2, false, false, &st->user))
 			goto bad;
 		i = 3;
+		if (i < arrow && tok_is(&p->tok[i], "in")) {
+			int ns;
+
+			if (!expect_word(p, i + 1, "a namespace name"))
+				goto bad;
+			ns = find_userns(p->sc, &p->tok[i + 1]);
+			if (ns < 0 && !tok_is(&p->tok[i + 1], "initial")) {
+				error_at(p, p->tok[i + 1].col, "unknown namespace '%.*s%s' (one an "
+					 "earlier 'unshare user' names, or 'initial')",
+					 TOKLEN(p->tok[i + 1].len), p->tok[i + 1].start,
+					 TOKCUT(p->tok[i + 1].len));
+				goto bad;
+			}
+			st->ns = ns + 1;
+			i += 2;
+		}
 	} else {
 		int k;
 
@@ -1451,7 +1577,7 @@ static void parse_check(struct parser *p)
 			;
 		if (!check_props[k].name) {
 			error_at(p, p->tok[2].col,
-				 "unknown property '%.*s%s' (uids gids ruid euid suid fsuid flag state exit cap nproc)",
+				 "unknown property '%.*s%s' (uids gids ruid euid suid fsuid flag state exit cap nproc userns)",
 				 TOKLEN(p->tok[2].len), p->tok[2].start, TOKCUT(p->tok[2].len));
 			goto bad;
 		}
@@ -1643,6 +1769,9 @@ void npg_scenario_free(struct npg_scenario *sc)
 		free(sc->names[i].name);
 	for (int i = 0; i < sc->nfiles; i++)
 		free(sc->files[i].path);
+	for (int i = 0; i < sc->nuserns; i++)
+		free(sc->userns[i].name);
+	free(sc->userns);
 	free(sc->files);
 	free(sc->stmts);
 	free(sc->tasks);

@@ -19,6 +19,7 @@ enum npg_opcode {
 	NPG_OP_SETGID, NPG_OP_SETEGID, NPG_OP_SETREGID, NPG_OP_SETRESGID, NPG_OP_SETFSGID,
 	NPG_OP_SETGROUPS, NPG_OP_SETRLIMIT, NPG_OP_PRLIMIT, NPG_OP_KEEPCAPS, NPG_OP_CAPSET,
 	NPG_OP_EXECVE, NPG_OP_KILL, NPG_OP_VFORK, NPG_OP_SECUREBITS, NPG_OP_AMBIENT,
+	NPG_OP_UNSHARE_USER,
 };
 
 enum npg_capset_mode { NPG_CAPSET_DROP, NPG_CAPSET_KEEP, NPG_CAPSET_RAISE, NPG_CAPSET_LOWER,
@@ -36,6 +37,9 @@ struct npg_op {
 	int file;		/* execve: 1 + index into the scenario's files, 0: a plain program */
 	struct npg_exec_file exec;	/* execve: what that file is (a copy of the declaration) */
 	bool glibc;		/* set*id: glibc's wrapper, applied to every thread of the process */
+	/* unshare user: @target is the namespace (1 + index into the scenario's
+	 * userns); the maps the harness writes after it (nr 0: none) */
+	struct npg_idmap uid_map, gid_map;
 };
 
 /* Apply a capset step to the current sets; shared by every backend. */
@@ -51,6 +55,7 @@ enum npg_check_kind {
 	NPG_CHECK_EXIT,
 	NPG_CHECK_CAP,
 	NPG_CHECK_NPROC,
+	NPG_CHECK_USERNS,	/* check TASK userns: the namespace's name, or "initial" */
 };
 
 /* One alternative of an expectation: for the policies in @mask (0: all others). */
@@ -74,6 +79,7 @@ struct npg_stmt {
 	struct npg_op op;
 	enum npg_check_kind check;
 	npg_id user;		/* count USER */
+	int ns;			/* count USER in NS: 1 + index into userns; 0 the initial one */
 	int cap;		/* check TASK cap NAME */
 	char *text;		/* the statement as written, for reports */
 	struct npg_expect expect;
@@ -95,6 +101,13 @@ struct npg_task_decl {
 	bool caps_explicit;	/* "caps" given: a set a real host may not be able to grant */
 	struct npg_cred cred;
 	uint64_t nproc_cur, nproc_max;
+};
+
+/* A user namespace, named by the `unshare user NAME` step that creates it */
+struct npg_userns_decl {
+	char *name;
+	int line;
+	int creator;		/* the task that unshares */
 };
 
 /* file PATH ...: what execve PATH finds there */
@@ -123,6 +136,8 @@ struct npg_scenario {
 	uint64_t bounding;
 	int nfiles;
 	struct npg_file *files;
+	int nuserns;		/* at most NPG_MAX_USERNS */
+	struct npg_userns_decl *userns;
 	int nnames;
 	struct npg_name *names;
 	int ntasks;

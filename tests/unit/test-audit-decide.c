@@ -100,7 +100,7 @@ static void caller_of(struct npg_backend *b, const struct npg_audit_call *call,
 	c->nproc_exceeded = t.nproc_exceeded;
 	n = npg_audit_count_uids(c, call, uids);
 	for (int i = 0; i < n; i++)
-		c->counts[i] = (struct npg_count){ .uid = uids[i], .count = b->ops->count(b, uids[i]) };
+		c->counts[i] = (struct npg_count){ .uid = uids[i], .count = b->ops->count(b, 0, uids[i]) };
 	c->ncounts = n;
 }
 

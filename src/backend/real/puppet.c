@@ -324,6 +324,9 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 	case NPG_OP_VFORK:
 		do_vfork(sock, fd);
 		return;
+	case NPG_OP_UNSHARE_USER:
+		send_syscall(sock, unshare(CLONE_NEWUSER));
+		return;
 	case NPG_OP_EXIT:
 		/* no reply: the controller watches the task go */
 		syscall(thread ? SYS_exit : SYS_exit_group, op->value);

@@ -1294,6 +1294,8 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		return unreproducible(b, t->why);
 	if (!t->alive)
 		return (struct npg_result){ .kind = NPG_R_DEAD };
+	if (st->op.code == NPG_OP_UNSHARE_USER)
+		return unreproducible(b, "user namespaces are not run on the real kernel yet");
 	/* wait_for_vfork_done(): no call until the child execs or exits (glibc's set*id waits) */
 	if (vfork_waiting(r, t))
 		return (struct npg_result){ .kind = NPG_R_SUSPENDED };
@@ -1421,11 +1423,12 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 	}
 }
 
-static long real_count(struct npg_backend *b, npg_id uid)
+static long real_count(struct npg_backend *b, int ns, npg_id uid)
 {
 	struct real_priv *r = b->priv;
 	const struct npg_scenario *sc = r->sc;
 
+	(void)ns;
 	if (!r->counts_valid) {
 		if (npg_proc_count_by_ruid(r->count_uids, sc->nnames, r->counts) < 0)
 			return -1;

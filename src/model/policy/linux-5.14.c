@@ -3,6 +3,12 @@
  * 5.14) with the regressions fixed in 5.17 by 8f2f9c4d82f2, a55d07294f1e,
  * c923a8e7edb0 and c16bdeb5a39f. The capable() exemption in set_user() is
  * 2863643fb8b9 (5.15); stable backports of the fixes may differ.
+ *
+ * User namespaces: each ucounts level is checked by npg_ucounts_over(),
+ * in the form 59ec71575ab4 gave it (5.16, and 5.15.y such as 5.15.24:
+ * 5.14.0 compared each level with its own namespace's record instead),
+ * and a namespace records its creator's soft limit even for root (no
+ * enforced_nproc_rlimit() before 0ac983f51203: 5.17, 5.16.13, 5.15.27).
  */
 #include <errno.h>
 
@@ -16,7 +22,7 @@
  */
 static int copy_process(struct npg_world *w, struct npg_task *parent)
 {
-	if (npg_count_over(npg_task_count(w, parent), npg_rlimit_nproc(w, parent)) &&
+	if (npg_ucounts_over(w, &parent->cred, npg_rlimit_nproc(w, parent), 0) &&
 	    parent->cred.uid.real != NPG_INIT_USER &&
 	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) && !npg_capable(parent, NPG_CAP_SYS_ADMIN))
 		return -EAGAIN;
@@ -37,7 +43,7 @@ static int copy_process(struct npg_world *w, struct npg_task *parent)
 static int set_user(struct npg_world *w, struct npg_task *cur, const struct npg_cred *new)
 {
 	cur->nproc_exceeded =
-		npg_count_over(npg_count_of(w, new->charged_to), npg_rlimit_nproc(w, cur)) &&
+		npg_ucounts_over(w, new, npg_rlimit_nproc(w, cur), 0) &&
 		new->uid.real != NPG_INIT_USER &&
 		!npg_capable(cur, NPG_CAP_SYS_RESOURCE) && !npg_capable(cur, NPG_CAP_SYS_ADMIN);
 	return 0;
@@ -59,8 +65,7 @@ static npg_id set_cred_ucounts(const struct npg_cred *old, const struct npg_cred
 /* fs/exec.c in 5.14: 3.1's test on the task's ucounts, ">" */
 static int execve(struct npg_world *w, struct npg_task *cur)
 {
-	if (cur->nproc_exceeded &&
-	    npg_count_over(npg_task_count(w, cur), npg_rlimit_nproc(w, cur)))
+	if (cur->nproc_exceeded && npg_ucounts_over(w, &cur->cred, npg_rlimit_nproc(w, cur), 0))
 		return -EAGAIN;
 	cur->nproc_exceeded = false;
 	return 0;
@@ -77,4 +82,5 @@ const struct npg_policy npg_policy_linux_5_14 = {
 	.set_cred_ucounts = set_cred_ucounts,
 	.execve = execve,
 	.ambient_caps = true,
+	.ucounts = true,
 };

@@ -1,0 +1,60 @@
+/*
+ * User namespaces (3.8+ semantics: uid_map/gid_map, unprivileged
+ * creation): what ids a task's system calls name, which capabilities
+ * count where, and which count a task is charged to -- one per kernel uid
+ * up to 5.13, one per (namespace, uid) with a chain of ancestors since
+ * 5.14 (kernel/ucount.c).
+ */
+#ifndef NPG_MODEL_USERNS_H
+#define NPG_MODEL_USERNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/cred.h"
+
+#define NPG_USERNS_INITIAL 0		/* init_user_ns */
+#define NPG_MAX_USERNS 32		/* namespaces one scenario creates */
+#define NPG_IDMAP_MAX 5			/* lines of one uid_map / gid_map */
+#define NPG_OVERFLOW_ID 65534		/* overflowuid / overflowgid */
+
+/* struct uid_gid_extent: ids first .. first+count-1 inside are lower_first .. outside */
+struct npg_idmap_extent {
+	npg_id first, lower_first, count;
+};
+
+struct npg_idmap {
+	int nr;				/* 0: not written (every id unmapped) */
+	struct npg_idmap_extent extent[NPG_IDMAP_MAX];
+};
+
+struct npg_userns {
+	bool exists;
+	int parent;			/* index of the parent namespace */
+	int level;			/* init_user_ns is level 0 */
+	npg_id owner, group;		/* the creator's euid / egid (kernel ids) */
+	/* ns->rlimit_max[UCOUNT_RLIMIT_NPROC]: the parent level's limit (5.14+) */
+	uint64_t nproc_max;
+	/* uid_map / gid_map: lower ids in the parent namespace's terms */
+	struct npg_idmap uid_map, gid_map;
+};
+
+struct npg_world;
+struct npg_task;
+
+/* make_kuid()/make_kgid(): NPG_ID_NONE when @id has no mapping in @ns */
+npg_id npg_make_kid(const struct npg_world *w, int ns, npg_id id, bool gid);
+/* from_kuid(): NPG_ID_NONE when @kid is not mapped into @ns */
+npg_id npg_from_kid(const struct npg_world *w, int ns, npg_id kid, bool gid);
+/* from_kuid_munged(): overflowuid for an unmapped id */
+npg_id npg_from_kid_munged(const struct npg_world *w, int ns, npg_id kid, bool gid);
+/* the kernel uid of uid 0 in @ns (root_uid in commoncap.c), or NPG_ID_NONE */
+static inline npg_id npg_ns_root_uid(const struct npg_world *w, int ns)
+{
+	return npg_make_kid(w, ns, 0, false);
+}
+
+/* security/commoncap.c, cap_capable(): @t's credentials against @target_ns */
+bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int target_ns, int cap);
+
+#endif
