@@ -1822,6 +1822,13 @@ int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no
 			 "parent would block until the child execs or exits");
 		return -1;
 	}
+	if (spec->code == NPG_OP_UNSHARE_USER) {
+		/* a program's statements may run many times, or in any order:
+		 * a namespace is named by the one step that creates it */
+		error_at(&p, p.tok[first].col, "unshare is not modelled in a concurrent program: "
+			 "each namespace is created by one step of a scenario");
+		return -1;
+	}
 	p.dead = xcalloc(MAX_TASKS, sizeof(*p.dead));
 	if (!parse_op(&p, out, spec, first + 1, p.ntok)) {
 		free(p.dead);
