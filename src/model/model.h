@@ -44,9 +44,9 @@ struct npg_task {
 };
 
 struct npg_count {
-	int ns;			/* the namespace of the ucounts (always 0 up to 5.13) */
 	npg_id uid;
 	long count;		/* user_struct->processes / ucounts RLIMIT_NPROC */
+	int ns;			/* the namespace of the ucounts (always 0 up to 5.13) */
 };
 
 struct npg_world {

@@ -47,15 +47,17 @@ static void json_obs(FILE *out, const struct npg_run *run, const struct npg_stmt
 			o->actor.cred.uid.real, o->actor.cred.uid.eff, o->actor.cred.uid.saved,
 			o->actor.cred.uid.fs, o->actor.nproc_exceeded ? "true" : "false");
 	fprintf(out, ", \"counts\": {");
-	for (int u = 0; u < sc->nnames; u++) {
-		if (sc->names[u].group)
+	for (int k = 0; k < npg_ncounts(sc); k++) {
+		char name[160];
+
+		if (!npg_count_label(sc, k, name, sizeof(name)))
 			continue;
 		fprintf(out, "%s", first ? "" : ", ");
-		npg_json_string(out, sc->names[u].name);
-		if (o->counts[u] == NPG_COUNT_UNKNOWN)
+		npg_json_string(out, name);
+		if (o->counts[k] == NPG_COUNT_UNKNOWN)
 			fprintf(out, ": null");
 		else
-			fprintf(out, ": %ld", o->counts[u]);
+			fprintf(out, ": %ld", o->counts[k]);
 		first = false;
 	}
 	fprintf(out, "}}");

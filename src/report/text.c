@@ -17,15 +17,20 @@ static void render_counts(const struct npg_run *run, const struct npg_obs *o, ch
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int u = 0; u < sc->nnames && used < len; u++) {
-		if (sc->names[u].group)
+	for (int k = 0; k < npg_ncounts(sc) && used < len; k++) {
+		char name[160];
+
+		if (!npg_count_label(sc, k, name, sizeof(name)))
 			continue;
-		if (o->counts[u] == NPG_COUNT_UNKNOWN)
+		/* a namespace's level: only the users it counts */
+		if (k >= sc->nnames && o->counts[k] == 0)
+			continue;
+		if (o->counts[k] == NPG_COUNT_UNKNOWN)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s=?", used ? " " : "",
-						 sc->names[u].name);
+						 name);
 		else
 			used += (size_t)snprintf(buf + used, len - used, "%s%s=%ld", used ? " " : "",
-						 sc->names[u].name, o->counts[u]);
+						 name, o->counts[k]);
 	}
 }
 

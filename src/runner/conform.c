@@ -93,15 +93,15 @@ void npg_conform_diff(const struct npg_run *run, int s, const struct npg_obs *ob
 		    emit, arg);
 	if (st->kind == NPG_STMT_STEP) {
 		n += diff_actor(run, s, &a->actor, &b->actor, emit, arg);
-		for (int u = 0; u < sc->nnames; u++) {
-			char field[48], x[24], y[24];
+		for (int k = 0; k < npg_ncounts(sc); k++) {
+			char name[160], field[170], x[24], y[24];
 
-			if (sc->names[u].group || a->counts[u] == NPG_COUNT_UNKNOWN ||
-			    b->counts[u] == NPG_COUNT_UNKNOWN)
+			if (!npg_count_label(sc, k, name, sizeof(name)) ||
+			    a->counts[k] == NPG_COUNT_UNKNOWN || b->counts[k] == NPG_COUNT_UNKNOWN)
 				continue;
-			snprintf(field, sizeof(field), "count %s", sc->names[u].name);
-			snprintf(x, sizeof(x), "%ld", a->counts[u]);
-			snprintf(y, sizeof(y), "%ld", b->counts[u]);
+			snprintf(field, sizeof(field), "count %s", name);
+			snprintf(x, sizeof(x), "%ld", a->counts[k]);
+			snprintf(y, sizeof(y), "%ld", b->counts[k]);
 			n += differ(run, s, field, x, y, emit, arg);
 		}
 	}

@@ -34,18 +34,19 @@ static void observe(struct npg_run *run, struct npg_column *col, int si, struct 
 	}
 	if (st->task >= 0)
 		b->ops->view(b, st->task, &o->actor);
-	for (int u = 0; u < sc->nnames; u++) {
+	for (int k = 0; k < npg_ncounts(sc); k++) {
+		int u = k % sc->nnames, ns = k / sc->nnames;
 		struct npg_stmt probe = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_COUNT,
-					  .user = sc->names[u].id, .task = -1 };
+					  .user = sc->names[u].id, .ns = ns, .task = -1 };
 		char keep[sizeof(b->reason)];
 
 		memcpy(keep, b->reason, sizeof(keep));
 		if (sc->names[u].group)
-			o->counts[u] = 0;
+			o->counts[k] = 0;
 		else if (b->ops->check_reproducible && !b->ops->check_reproducible(b, &probe))
-			o->counts[u] = NPG_COUNT_UNKNOWN;
+			o->counts[k] = NPG_COUNT_UNKNOWN;
 		else
-			o->counts[u] = b->ops->count(b, 0, sc->names[u].id);
+			o->counts[k] = b->ops->count(b, ns, sc->names[u].id);
 		memcpy(b->reason, keep, sizeof(keep));
 	}
 	o->expected = npg_expect_for(&st->expect, col->policy_index);
@@ -67,7 +68,7 @@ static void observe(struct npg_run *run, struct npg_column *col, int si, struct 
 /* Each column's observation buffers, reused for every statement */
 static int alloc_obs(struct npg_run *run)
 {
-	size_t nnames = run->sc->nnames ? (size_t)run->sc->nnames : 1;
+	size_t nnames = npg_ncounts(run->sc) ? (size_t)npg_ncounts(run->sc) : 1;
 
 	run->obs = calloc((size_t)run->ncols, sizeof(*run->obs));
 	run->counts = calloc((size_t)run->ncols * nnames, sizeof(long));
@@ -145,6 +146,17 @@ void npg_run_free(struct npg_run *run)
 	free(run->counts);
 	run->obs = NULL;
 	run->counts = NULL;
+}
+
+bool npg_count_label(const struct npg_scenario *sc, int k, char *buf, size_t len)
+{
+	int u = k % sc->nnames, ns = k / sc->nnames;
+
+	if (ns)
+		snprintf(buf, len, "%s in %s", sc->names[u].name, sc->userns[ns - 1].name);
+	else
+		snprintf(buf, len, "%s", sc->names[u].name);
+	return !sc->names[u].group;
 }
 
 void npg_stmt_label(const struct npg_scenario *sc, const struct npg_stmt *st, char *buf,

@@ -22,7 +22,9 @@ struct npg_obs {
 	bool unreproducible;
 	char reason[256];
 	struct npg_task actor;	/* the acting or checked task, after the statement */
-	long *counts;		/* per scenario user (names[] order), after */
+	/* per scenario user (names[] order) in the initial namespace, then
+	 * again per user namespace of the scenario: npg_count_index() */
+	long *counts;
 };
 
 struct npg_column {
@@ -73,6 +75,15 @@ struct npg_run {
 int npg_run_scenario(struct npg_run *run, const struct npg_scenario *sc,
 		     struct npg_column *cols, int ncols, const struct npg_sink *sink);
 void npg_run_free(struct npg_run *run);
+/* Counts observed per statement: every user at every namespace's level */
+static inline int npg_ncounts(const struct npg_scenario *sc)
+{
+	return sc->nnames * (1 + sc->nuserns);
+}
+
+/* "www", or "www in c" for a count at namespace c's level; false for a group */
+bool npg_count_label(const struct npg_scenario *sc, int k, char *buf, size_t len);
+
 /* "task: operation args" or "check ...", as written */
 void npg_stmt_label(const struct npg_scenario *sc, const struct npg_stmt *st, char *buf,
 		    size_t len);
