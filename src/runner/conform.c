@@ -72,6 +72,13 @@ static int diff_actor(const struct npg_run *run, int s, const struct npg_task *a
 			 b->cred.cap_inheritable, emit, arg);
 	n += differ_caps(run, s, "ambient caps", a->cred.cap_ambient, b->cred.cap_ambient, emit,
 			 arg);
+	{
+		const struct npg_stmt ns_check = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_USERNS };
+
+		npg_render_check(sc, &ns_check, a, 0, x, sizeof(x));
+		npg_render_check(sc, &ns_check, b, 0, y, sizeof(y));
+		n += differ(run, s, "userns", x, y, emit, arg);
+	}
 	return n;
 }
 

@@ -35,7 +35,9 @@ struct gen {
 		char name[16];
 		bool alive, thread;
 		int leader, parent;
+		int ns;		/* 0, or 1 + the generated namespace it is in */
 	} t[MAX_GEN_TASKS];
+	int nuserns;
 };
 
 static void out(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -66,11 +68,57 @@ static const char *const secbits[] = { "noroot", "noroot-locked", "no-setuid-fix
 static const char *const files[] = { "/nonexistent", "/usr/bin/passwd", "/usr/bin/su1",
 				     "/usr/bin/newgrp", "/usr/bin/ping" };
 
+/* a name, or a small number: the ids a namespace's maps make mean something */
 static const char *any_id(struct gen *g, bool allow_none)
 {
 	if (allow_none && pick(&g->rng, 5) == 0)
 		return "-1";
+	if (pick(&g->rng, 6) == 0)
+		return (const char *[]){ "1", "2" }[pick(&g->rng, 2)];
 	return users[pick(&g->rng, 4)];
+}
+
+#define MAX_GEN_USERNS 4
+
+/*
+ * unshare user with maps a privileged writer may write: one id (what
+ * `unshare -r` and rootless containers make), several ranges, a uid map
+ * alone, none, or lines that overlap (EINVAL). A first-level namespace
+ * maps kernel ids (the scenario's users); a nested one, ids of its parent.
+ */
+static void unshare(struct gen *g, int a)
+{
+	bool nested = g->t[a].ns != 0;
+	const char *one = nested ? (const char *[]){ "0", "1" }[pick(&g->rng, 2)]
+				 : users[pick(&g->rng, 4)];
+	char map[96];
+
+	if (g->nuserns == MAX_GEN_USERNS)
+		return;
+	switch (pick(&g->rng, 6)) {
+	case 0:
+		map[0] = '\0';
+		break;
+	case 1:
+		snprintf(map, sizeof(map), " uidmap 0 %s 1", one);
+		break;
+	case 2:
+		snprintf(map, sizeof(map), " uidmap 0 %s 1, 1 %s 2 gidmap 0 %s 1, 1 %s 2",
+			 nested ? "1" : "root", nested ? "2" : "u1", nested ? "1" : "root",
+			 nested ? "2" : "u1");
+		break;
+	case 3:
+		snprintf(map, sizeof(map), " uidmap 0 %s 1, 0 %s 1", one, nested ? "2" : "u2");
+		break;
+	default:
+		snprintf(map, sizeof(map), " uidmap 0 %s 1 gidmap 0 %s 1", one, one);
+		break;
+	}
+	g->nuserns++;
+	out(g, "%s: unshare user ns%d%s\n", g->t[a].name, g->nuserns, map);
+	/* a threaded process gets EINVAL: the model and the kernel decide; this
+	 * bookkeeping only chooses between kernel ids and a parent's ids */
+	g->t[a].ns = g->nuserns;
 }
 
 static int add_task(struct gen *g, const char *prefix, bool thread, int leader, int parent)
@@ -78,6 +126,7 @@ static int add_task(struct gen *g, const char *prefix, bool thread, int leader, 
 	int i = g->ntasks++;
 
 	snprintf(g->t[i].name, sizeof(g->t[i].name), "%s%d", prefix, i);
+	g->t[i].ns = 0;
 	g->t[i].alive = true;
 	g->t[i].thread = thread;
 	g->t[i].leader = thread ? leader : i;
@@ -110,15 +159,23 @@ static void step(struct gen *g)
 	if (a < 0)
 		return;
 	who = g->t[a].name;
-	switch (pick(&g->rng, 25)) {
+	switch (pick(&g->rng, 27)) {
 	case 0: case 1: case 2:
-		if (g->ntasks < MAX_GEN_TASKS)
-			out(g, "%s: fork %s\n", who, g->t[add_task(g, "c", false, 0, g->t[a].leader)].name);
+		if (g->ntasks < MAX_GEN_TASKS) {
+			b = add_task(g, "c", false, 0, g->t[a].leader);
+			g->t[b].ns = g->t[a].ns;
+			out(g, "%s: fork %s\n", who, g->t[b].name);
+		}
 		break;
 	case 3:
-		if (g->ntasks < MAX_GEN_TASKS)
-			out(g, "%s: thread %s\n", who,
-			    g->t[add_task(g, "t", true, g->t[a].leader, -1)].name);
+		if (g->ntasks < MAX_GEN_TASKS) {
+			b = add_task(g, "t", true, g->t[a].leader, -1);
+			g->t[b].ns = g->t[a].ns;
+			out(g, "%s: thread %s\n", who, g->t[b].name);
+		}
+		break;
+	case 21: case 22:	/* user namespaces: rootless containers and others */
+		unshare(g, a);
 		break;
 	case 4:
 		out(g, "%s: exit %d\n", who, pick(&g->rng, 3));
@@ -147,14 +204,22 @@ static void step(struct gen *g)
 		out(g, "%s: setfsuid %s\n", who, any_id(g, false));
 		break;
 	case 12:
-		switch (pick(&g->rng, 3)) {
+		switch (pick(&g->rng, 6)) {
 		case 0: out(g, "%s: setgid %s\n", who, any_id(g, false)); break;
 		case 1: out(g, "%s: setresgid %s %s %s\n", who, any_id(g, true), any_id(g, true), any_id(g, true)); break;
+		case 2: out(g, "%s: setegid %s\n", who, any_id(g, false)); break;
+		case 3: out(g, "%s: setregid %s %s\n", who, any_id(g, true), any_id(g, true)); break;
+		case 4: out(g, "%s: setfsgid %s\n", who, any_id(g, false)); break;
 		default: out(g, "%s: setgroups %s\n", who, pick(&g->rng, 2) ? "none" : any_id(g, false)); break;
 		}
 		break;
 	case 13: case 14:
-		out(g, "%s: setrlimit", who);
+		/* prlimit of another process: the permission rule across users and namespaces */
+		b = pick(&g->rng, g->ntasks);
+		if (pick(&g->rng, 3) == 0 && !g->t[b].thread)
+			out(g, "%s: prlimit %s", who, g->t[b].name);
+		else
+			out(g, "%s: setrlimit", who);
 		limit(g);
 		out(g, "\n");
 		break;
@@ -172,6 +237,7 @@ static void step(struct gen *g)
 		if (g->ntasks >= MAX_GEN_TASKS)
 			break;
 		b = add_task(g, "v", false, 0, g->t[a].leader);
+		g->t[b].ns = g->t[a].ns;
 		out(g, "%s: vfork %s\n", who, g->t[b].name);
 		if (pick(&g->rng, 2))
 			out(g, "%s: setuid %s\n", g->t[b].name, any_id(g, false));

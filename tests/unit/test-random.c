@@ -1,0 +1,61 @@
+/*
+ * The random scenario generator: every scenario it writes parses, runs on
+ * the model of every policy, and together they use every operation of the
+ * language (conform --random only tests what the generator produces).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/model_step.h"
+#include "runner/random.h"
+#include "tap.h"
+
+#define N 2000
+
+int main(void)
+{
+	static char text[65536];
+	bool used[NPG_OP_UNSHARE_USER + 1] = { false }, nested = false;
+	int parsed = 0, ran = 0, userns_ok = 0;
+
+	for (int n = 0; n < N; n++) {
+		int len = npg_random_scenario(1, n, text, sizeof(text));
+		struct npg_scenario *sc;
+
+		if (len < 0)
+			continue;
+		sc = npg_scenario_parse("random", text, (size_t)len, stdout);
+		if (!sc)
+			continue;
+		parsed++;
+		for (int s = 0; s < sc->nstmts; s++)
+			if (sc->stmts[s].kind == NPG_STMT_STEP)
+				used[sc->stmts[s].op.code] = true;
+		for (int pi = 0; pi < NPG_NPOLICIES; pi++) {
+			struct npg_backend b;
+			struct npg_world *w;
+
+			npg_model_backend_init(&b, npg_policies[pi], NPG_CAP_ALL);
+			if (b.ops->start(&b, sc) < 0)
+				continue;
+			for (int s = 0; s < sc->nstmts; s++)
+				if (sc->stmts[s].kind == NPG_STMT_STEP)
+					b.ops->step(&b, &sc->stmts[s]);
+			w = npg_model_world(&b);
+			for (int k = 1; w->userns && k <= NPG_MAX_USERNS; k++) {
+				userns_ok += w->userns[k].exists && pi == NPG_NPOLICIES - 1;
+				nested |= w->userns[k].exists && w->userns[k].level > 1;
+			}
+			b.ops->stop(&b);
+			ran++;
+		}
+		npg_scenario_free(sc);
+	}
+	tap_is(parsed, N, "every generated scenario parses");
+	tap_is(ran, N * NPG_NPOLICIES, "and runs on the model of every policy");
+	for (int op = 0; op <= NPG_OP_UNSHARE_USER; op++)
+		tap_ok(used[op], "operation %d is generated", op);
+	tap_ok(userns_ok > N / 10, "namespaces are created (%d under linux-6)", userns_ok);
+	tap_ok(nested, "nested ones too");
+	return tap_done();
+}
