@@ -26,6 +26,8 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 	if (b->release) {
 		m->world.setresuid_noop_fastpath = b->release->setresuid_noop_fastpath;
 		m->world.ambient_caps = b->release->ambient_caps;
+		m->world.no_new_privs = b->release->no_new_privs;
+		m->world.exec_id_changed = b->release->exec_id_changed;
 	}
 	for (int i = 0; i < sc->nnames; i++)
 		if (!sc->names[i].group && sc->names[i].procs)
@@ -143,6 +145,8 @@ static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
 		return npg_sys_execve_file(w, t, op->file ? &op->exec : NULL);
 	case NPG_OP_KILL:
 		return npg_sys_kill(w, t, op->target, op->value);
+	case NPG_OP_NO_NEW_PRIVS:
+		return npg_sys_no_new_privs(w, t, op->value);
 	case NPG_OP_UNSHARE_USER:
 		return npg_sys_unshare_user(w, t, op->target, &op->uid_map, &op->gid_map);
 	}

@@ -51,8 +51,10 @@ void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool f
  *   handle_privileged_root(), unless SECURE_NOROOT: a set-uid-root file
  *     with file capabilities keeps to them ("has_fcap && __is_suid");
  *     else euid or ruid 0: pP' = X | pI, and euid 0: fE.
- *   is_setid = euid' != uid or egid' != gid; file capabilities or
- *     is_setid clear pA; pP' |= pA'; pE' = fE ? pP' : pA'.
+ *   is_setid = euid' != uid or egid' != gid -- since 337490f0007f
+ *     (6.17) "id_changed": euid' != euid, or egid' neither the fsgid nor
+ *     a supplementary group (in_group_p()); file capabilities or it clear
+ *     pA; pP' |= pA'; pE' = fE ? pP' : pA'.
  *   "new->suid = new->fsuid = new->euid" (gids too); SECURE_KEEP_CAPS
  *     is cleared (prepare_exec_creds()).
  *
@@ -60,19 +62,35 @@ void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool f
  * make_kuid(new->user_ns, 0)), and bprm_fill_uid() ignores the set-id
  * bits of a file whose owner or group has no mapping there.
  *
+ * With no_new_privs (3.5+): set-id bits are ignored, and then the
+ * "downgrade" of cap_bprm_creds_from_file() (below).
+ *
  * -EPERM, @new unchanged, when fE is set and X & fP misses part of fP
  * (bprm_caps_from_vfs_caps()): begin_new_exec() returns it before
  * de_thread(), so the exec fails and the old image runs on.
  */
-int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f, npg_id root,
-		       bool setid_mapped)
+static bool in_group_p(const struct npg_cred *c, npg_id gid)
+{
+	if (gid == c->gid.fs)
+		return true;
+	for (int i = 0; i < c->ngroups; i++)
+		if (c->groups[i] == gid)
+			return true;
+	return false;
+}
+
+int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f,
+		       const struct npg_bprm *bprm)
 {
 	const struct npg_cred old = *new;
 	bool effective = false, has_fcap = f && f->has_fcaps, is_setid;
+	bool setid_mapped = bprm->setid_mapped, nnp = bprm->no_new_privs;
+	npg_id root = bprm->root_uid;
 
-	if (f && f->setuid && setid_mapped)
+	/* bprm_fill_uid(): "if (task_no_new_privs(current)) return;" */
+	if (f && f->setuid && setid_mapped && !nnp)
 		new->uid.eff = f->uid;
-	if (f && f->setgid && setid_mapped)
+	if (f && f->setgid && setid_mapped && !nnp)
 		new->gid.eff = f->gid;
 	new->cap_permitted = 0;
 	if (has_fcap) {
@@ -92,7 +110,21 @@ int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f, npg_
 		if (new->uid.eff == root)
 			effective = true;
 	}
-	is_setid = new->uid.eff != old.uid.real || new->gid.eff != old.gid.real;
+	if (bprm->id_changed_rule)
+		is_setid = new->uid.eff != old.uid.eff || !in_group_p(&old, new->gid.eff);
+	else
+		is_setid = new->uid.eff != old.uid.real || new->gid.eff != old.gid.real;
+	/*
+	 * "if NO_NEW_PRIVS, then ensure we get no new privs": a set-id change
+	 * (euid' != uid: a task whose euid already differs from its real uid
+	 * counts too) or a gain of permitted capabilities puts the effective
+	 * ids back to the real ones and keeps pP' within pP
+	 */
+	if (nnp && (is_setid || (new->cap_permitted & ~old.cap_permitted))) {
+		new->uid.eff = new->uid.real;
+		new->gid.eff = new->gid.real;
+		new->cap_permitted &= old.cap_permitted;
+	}
 	if (has_fcap || is_setid)
 		new->cap_ambient = 0;
 	new->cap_permitted |= new->cap_ambient;

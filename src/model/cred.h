@@ -55,7 +55,9 @@ struct npg_cred {
 #define NPG_SECBIT_NO_SETUID_FIXUP_LOCKED (1u << 3)
 #define NPG_SECBIT_KEEP_CAPS		(1u << 4)
 #define NPG_SECBIT_KEEP_CAPS_LOCKED	(1u << 5)
-#define NPG_SECBITS_ALL 0x3fu
+#define NPG_SECBIT_NO_CAP_AMBIENT_RAISE	(1u << 6)	/* 4.3+ */
+#define NPG_SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED (1u << 7)
+#define NPG_SECBITS_ALL 0xffu
 
 /* What execve() finds at the path it is given. */
 struct npg_exec_file {
@@ -79,12 +81,21 @@ static inline bool npg_cap_has(uint64_t set, int cap)
  * @root_uid is the kernel uid of uid 0 in the task's namespace */
 void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool fs_only,
 			npg_id root_uid);
+/* What cap_bprm_creds_from_file() needs besides the credentials */
+struct npg_bprm {
+	npg_id root_uid;	/* the kernel uid of uid 0 in the task's namespace */
+	bool setid_mapped;	/* the file's owner and group are mapped there */
+	bool no_new_privs;	/* LSM_UNSAFE_NO_NEW_PRIVS */
+	/* 337490f0007f (6.17): "id_changed" (euid' != euid, egid' not among
+	 * the caller's groups) where older kernels test "is_setid" (euid' !=
+	 * uid, egid' != gid) */
+	bool id_changed_rule;
+};
+
 /* security/commoncap.c: cap_bprm_creds_from_file() of @f (NULL: a plain
- * program), with fs/exec.c bprm_fill_uid() before it: 0, or -EPERM.
- * @root_uid as above; @setid_mapped: the file's owner and group have a
- * mapping in the task's namespace (else its set-id bits are ignored). */
-int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f, npg_id root_uid,
-		       bool setid_mapped);
+ * program), with fs/exec.c bprm_fill_uid() before it: 0, or -EPERM. */
+int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f,
+		       const struct npg_bprm *bprm);
 /* The securebits as prctl(PR_GET_SECUREBITS) would return them */
 static inline uint32_t npg_securebits(const struct npg_cred *c)
 {

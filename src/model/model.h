@@ -41,6 +41,9 @@ struct npg_task {
 	 * or once it has exec'd.
 	 */
 	int vforked_by;
+	/* PFA_NO_NEW_PRIVS: set by prctl(PR_SET_NO_NEW_PRIVS), kept by fork and
+	 * execve, never cleared */
+	bool no_new_privs;
 };
 
 struct npg_count {
@@ -54,6 +57,8 @@ struct npg_world {
 	/* the policy's, unless the point release decides (model/release.c) */
 	bool setresuid_noop_fastpath;
 	bool ambient_caps;	/* the policy's, unless the release is before 4.3 */
+	bool no_new_privs;	/* the policy's, unless the release is before 3.5 */
+	bool exec_id_changed;	/* the policy's, unless the release decides (6.17) */
 	int ntasks;
 	struct npg_task *tasks;
 	int ncounts;
@@ -137,6 +142,8 @@ struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
 struct npg_result npg_sys_keepcaps(struct npg_world *w, int t, bool on);
 struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
 				 uint64_t permitted, uint64_t inheritable);
+/* prctl(PR_SET_NO_NEW_PRIVS, @value) */
+struct npg_result npg_sys_no_new_privs(struct npg_world *w, int t, int value);
 /* prctl(PR_SET_SECUREBITS, @bits) */
 struct npg_result npg_sys_securebits(struct npg_world *w, int t, uint32_t bits);
 /* prctl(PR_CAP_AMBIENT, @how, @cap): how is PR_CAP_AMBIENT_RAISE/LOWER/CLEAR_ALL */

@@ -26,6 +26,10 @@ struct npg_policy {
 	bool setresuid_noop_fastpath;
 	/* PR_CAP_AMBIENT exists (4.3, 58319057b784): prctl() fails EINVAL before */
 	bool ambient_caps;
+	/* PR_SET_NO_NEW_PRIVS exists (3.5, 259e5e6c75a9): EINVAL before */
+	bool no_new_privs;
+	/* cap_bprm_creds_from_file() tests "id_changed" (337490f0007f, 6.17) */
+	bool exec_id_changed;
 	/*
 	 * RLIMIT_NPROC lives in ucounts (21d1c5e386bc, 5.14): one count per
 	 * (user namespace, uid), checked up the chain of namespaces; before,

@@ -207,9 +207,12 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		return result(NPG_R_ERRNO, ENOENT);
 	/* begin_new_exec(): bprm_creds_from_file() comes before de_thread() */
 	new = task->cred;
-	err = npg_cap_bprm_creds(&new, f, npg_ns_root_uid(w, new.userns),
-				 !f || (npg_from_kid(w, new.userns, f->uid, false) != NPG_ID_NONE &&
-					npg_from_kid(w, new.userns, f->gid, true) != NPG_ID_NONE));
+	err = npg_cap_bprm_creds(&new, f, &(struct npg_bprm){
+		.root_uid = npg_ns_root_uid(w, new.userns),
+		.setid_mapped = !f || (npg_from_kid(w, new.userns, f->uid, false) != NPG_ID_NONE &&
+				       npg_from_kid(w, new.userns, f->gid, true) != NPG_ID_NONE),
+		.no_new_privs = task->no_new_privs,
+		.id_changed_rule = w->exec_id_changed });
 	if (err)
 		return result(NPG_R_ERRNO, -err);
 	de_thread(w, t);

@@ -74,6 +74,11 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 	r->setresuid_noop_fastpath = has_noop_fastpath(r, &note);
 	/* linux-3.1 spans 3.1-5.13; ambient capabilities came in 4.3 (58319057b784) */
 	r->ambient_caps = era->ambient_caps && (r->major > 4 || (r->major == 4 && r->minor >= 3));
+	/* and no_new_privs in 3.5 (259e5e6c75a9) */
+	r->no_new_privs = era->no_new_privs && (r->major > 3 || (r->major == 3 && r->minor >= 5));
+	/* "exec: Correct the permission check for unsafe exec" (337490f0007f, 6.17):
+	 * no stable backport known */
+	r->exec_id_changed = r->major > 6 || (r->major == 6 && r->minor >= 17);
 	if (r->setresuid_noop_fastpath != era->setresuid_noop_fastpath)
 		snprintf(r->why, sizeof(r->why), "%s the setresuid() no-op fast path of 659c0ce1cb9e "
 			 "(%s)", r->setresuid_noop_fastpath ? "with" : "without", note);

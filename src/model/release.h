@@ -15,6 +15,8 @@ struct npg_release {
 	/* __sys_setresuid()'s "check for no-op" (upstream 659c0ce1cb9e) */
 	bool setresuid_noop_fastpath;
 	bool ambient_caps;		/* PR_CAP_AMBIENT: 4.3 on */
+	bool no_new_privs;		/* PR_SET_NO_NEW_PRIVS: 3.5 on */
+	bool exec_id_changed;		/* 337490f0007f: 6.17 on */
 	char why[200];			/* where the point release changed a rule, or "" */
 };
 

@@ -254,6 +254,22 @@ struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
 	return ok();
 }
 
+/*
+ * kernel/sys.c, prctl(PR_SET_NO_NEW_PRIVS) (3.5+):
+ *	if (arg2 != 1 || arg3 || arg4 || arg5) return -EINVAL;
+ *	task_set_no_new_privs(current);
+ * Before 3.5 prctl() knows no such option: EINVAL. Anyone may; nothing
+ * clears it. The flag is the task's: threads created
+ * before it keep their own (copy_process() copies it at clone).
+ */
+struct npg_result npg_sys_no_new_privs(struct npg_world *w, int t, int value)
+{
+	if (value != 1 || !w->no_new_privs)
+		return fail(EINVAL);
+	w->tasks[t].no_new_privs = true;
+	return ok();
+}
+
 /* kernel/sys.c, prctl(PR_SET_KEEPCAPS): EPERM once SECURE_KEEP_CAPS_LOCKED */
 struct npg_result npg_sys_keepcaps(struct npg_world *w, int t, bool on)
 {
@@ -289,16 +305,20 @@ struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
 
 /*
  * security/commoncap.c, cap_task_prctl(PR_SET_SECUREBITS) (2.6.26+): EPERM
- * when a locked bit would change, a lock would go, or the caller lacks
- * CAP_SETPCAP ("doing anything requires privilege").
+ * when a locked bit would change, a lock would go, a bit is unknown
+ * (SECURE_NO_CAP_AMBIENT_RAISE and its lock came with ambient
+ * capabilities, 4.3), or the caller lacks CAP_SETPCAP ("doing anything
+ * requires privilege").
  */
 struct npg_result npg_sys_securebits(struct npg_world *w, int t, uint32_t bits)
 {
 	struct npg_cred *c = &w->tasks[t].cred;
+	uint32_t known = w->ambient_caps ? NPG_SECBITS_ALL : 0x3fu;
 	uint32_t old = npg_securebits(c), locks = old & (NPG_SECBIT_NOROOT_LOCKED |
-		NPG_SECBIT_NO_SETUID_FIXUP_LOCKED | NPG_SECBIT_KEEP_CAPS_LOCKED);
+		NPG_SECBIT_NO_SETUID_FIXUP_LOCKED | NPG_SECBIT_KEEP_CAPS_LOCKED |
+		NPG_SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED);
 
-	if (((locks >> 1) & (old ^ bits)) || (locks & ~bits) || (bits & ~NPG_SECBITS_ALL) ||
+	if (((locks >> 1) & (old ^ bits)) || (locks & ~bits) || (bits & ~known) ||
 	    !npg_capable_own_ns(&w->tasks[t], NPG_CAP_SETPCAP))
 		return fail(EPERM);
 	c->securebits = bits & ~NPG_SECBIT_KEEP_CAPS;
@@ -326,7 +346,8 @@ struct npg_result npg_sys_ambient(struct npg_world *w, int t, int how, int cap)
 	if (cap < 0 || cap > NPG_CAP_LAST)
 		return fail(EINVAL);
 	if (how == PR_CAP_AMBIENT_RAISE) {
-		if (!npg_cap_has(c->cap_permitted, cap) || !npg_cap_has(c->cap_inheritable, cap))
+		if (!npg_cap_has(c->cap_permitted, cap) || !npg_cap_has(c->cap_inheritable, cap) ||
+		    (c->securebits & NPG_SECBIT_NO_CAP_AMBIENT_RAISE))
 			return fail(EPERM);
 		c->cap_ambient |= NPG_CAP(cap);
 		return ok();

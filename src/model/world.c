@@ -11,6 +11,8 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	w->policy = p;
 	w->setresuid_noop_fastpath = p->setresuid_noop_fastpath;
 	w->ambient_caps = p->ambient_caps;
+	w->no_new_privs = p->no_new_privs;
+	w->exec_id_changed = p->exec_id_changed;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));
 	if (!w->tasks)

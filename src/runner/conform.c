@@ -79,6 +79,8 @@ static int diff_actor(const struct npg_run *run, int s, const struct npg_task *a
 		npg_render_check(sc, &ns_check, b, 0, y, sizeof(y));
 		n += differ(run, s, "userns", x, y, emit, arg);
 	}
+	n += differ(run, s, "no_new_privs", a->no_new_privs ? "yes" : "no",
+		    b->no_new_privs ? "yes" : "no", emit, arg);
 	return n;
 }
 

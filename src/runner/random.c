@@ -63,7 +63,8 @@ static const char *const caps[] = { "setuid", "setgid", "sys_admin", "sys_resour
 				    "kill" };
 
 static const char *const secbits[] = { "noroot", "noroot-locked", "no-setuid-fixup",
-				       "no-setuid-fixup-locked", "keep-caps", "keep-caps-locked" };
+				       "no-setuid-fixup-locked", "keep-caps", "keep-caps-locked",
+				       "no-cap-ambient-raise", "no-cap-ambient-raise-locked" };
 /* what execve may find: declared in every scenario */
 static const char *const files[] = { "/nonexistent", "/usr/bin/passwd", "/usr/bin/su1",
 				     "/usr/bin/newgrp", "/usr/bin/ping" };
@@ -224,7 +225,10 @@ static void step(struct gen *g)
 		out(g, "\n");
 		break;
 	case 15:
-		out(g, "%s: prctl keepcaps %d\n", who, pick(&g->rng, 2));
+		if (pick(&g->rng, 3))
+			out(g, "%s: prctl keepcaps %d\n", who, pick(&g->rng, 2));
+		else	/* then set-id and file-capability programs give nothing */
+			out(g, "%s: prctl no_new_privs %d\n", who, pick(&g->rng, 5) != 0);
 		break;
 	case 17:	/* kill a process: permission rule, or 0 for the check alone */
 		b = pick(&g->rng, g->ntasks);
@@ -250,12 +254,12 @@ static void step(struct gen *g)
 		out(g, "%s: capset %s %s\n", who, (const char *[]){ "drop", "keep", "raise", "lower" }[pick(&g->rng, 4)],
 		    caps[pick(&g->rng, 6)]);
 		break;
-	case 19:	/* prctl(PR_SET_SECUREBITS): any of the six bits */
-		b = pick(&g->rng, 64);
+	case 19:	/* prctl(PR_SET_SECUREBITS): any of the eight bits */
+		b = pick(&g->rng, 256);
 		out(g, "%s: securebits ", who);
 		if (!b)
 			out(g, "none");
-		for (int k = 0, first = 1; k < 6; k++)
+		for (int k = 0, first = 1; k < 8; k++)
 			if (b & (1 << k)) {
 				out(g, "%s%s", first ? "" : ",", secbits[k]);
 				first = 0;

@@ -842,6 +842,7 @@ static bool parse_check_value(struct parser *p, const struct npg_stmt *st, int f
 	case NPG_CHECK_STATE:
 		return parse_word_choice(p, from, to, state_values, buf, len);
 	case NPG_CHECK_CAP:
+	case NPG_CHECK_NO_NEW_PRIVS:
 		return parse_word_choice(p, from, to, yes_no, buf, len);
 	case NPG_CHECK_EXIT:
 		if (from < to && tok_is(&p->tok[from], "killed"))
@@ -1102,7 +1103,8 @@ static int parse_securebits(struct parser *p, int i, int end, int *bits)
 {
 	static const char *const names[] = { "noroot", "noroot-locked", "no-setuid-fixup",
 					      "no-setuid-fixup-locked", "keep-caps",
-					      "keep-caps-locked" };
+					      "keep-caps-locked", "no-cap-ambient-raise",
+					      "no-cap-ambient-raise-locked" };
 
 	*bits = 0;
 	if (i < end && tok_is(&p->tok[i], "none"))
@@ -1112,12 +1114,12 @@ static int parse_securebits(struct parser *p, int i, int end, int *bits)
 
 		if (i >= end) {
 			error_at(p, end_col(p), "missing securebit (noroot, no-setuid-fixup, keep-caps, "
-				 "each with or without -locked, or none)");
+				 "no-cap-ambient-raise, each with or without -locked, or none)");
 			return -1;
 		}
-		for (b = 0; b < 6 && !tok_is(&p->tok[i], names[b]); b++)
+		for (b = 0; b < 8 && !tok_is(&p->tok[i], names[b]); b++)
 			;
-		if (b == 6) {
+		if (b == 8) {
 			error_at(p, p->tok[i].col, "unknown securebit '%.*s%s'", TOKLEN(p->tok[i].len),
 				 p->tok[i].start, TOKCUT(p->tok[i].len));
 			return -1;
@@ -1285,9 +1287,13 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 			return false;
 		return expect_end(p, i + 3, end);
 	case NPG_OP_KEEPCAPS:
-		if (!expect_word(p, i, "'keepcaps'") || !tok_is(&p->tok[i], "keepcaps")) {
+		/* prctl no_new_privs 1: PR_SET_NO_NEW_PRIVS (0 is EINVAL, as the kernel says) */
+		if (i < end && tok_is(&p->tok[i], "no_new_privs"))
+			op->code = NPG_OP_NO_NEW_PRIVS;
+		else if (!expect_word(p, i, "'keepcaps'") || !tok_is(&p->tok[i], "keepcaps")) {
 			if (i < end)
-				error_at(p, p->tok[i].col, "only 'prctl keepcaps 0|1' is modelled");
+				error_at(p, p->tok[i].col,
+					 "only 'prctl keepcaps 0|1' and 'prctl no_new_privs 0|1' are modelled");
 			return false;
 		}
 		if (!expect_word(p, i + 1, "0 or 1"))
@@ -1536,6 +1542,7 @@ static const struct {
 	{ "euid", NPG_CHECK_EUID }, { "suid", NPG_CHECK_SUID }, { "fsuid", NPG_CHECK_FSUID },
 	{ "flag", NPG_CHECK_FLAG }, { "state", NPG_CHECK_STATE }, { "exit", NPG_CHECK_EXIT },
 	{ "cap", NPG_CHECK_CAP }, { "nproc", NPG_CHECK_NPROC }, { "userns", NPG_CHECK_USERNS },
+	{ "no_new_privs", NPG_CHECK_NO_NEW_PRIVS },
 	{ NULL, 0 },
 };
 
@@ -1577,7 +1584,7 @@ static void parse_check(struct parser *p)
 			;
 		if (!check_props[k].name) {
 			error_at(p, p->tok[2].col,
-				 "unknown property '%.*s%s' (uids gids ruid euid suid fsuid flag state exit cap nproc userns)",
+				 "unknown property '%.*s%s' (uids gids ruid euid suid fsuid flag state exit cap nproc userns no_new_privs)",
 				 TOKLEN(p->tok[2].len), p->tok[2].start, TOKCUT(p->tok[2].len));
 			goto bad;
 		}

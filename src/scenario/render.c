@@ -153,6 +153,9 @@ void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
 		npg_render_limit(t->nproc_max, b, sizeof(b));
 		snprintf(buf, len, "%s %s", a, b);
 		break;
+	case NPG_CHECK_NO_NEW_PRIVS:
+		snprintf(buf, len, "%s", t->no_new_privs ? "yes" : "no");
+		break;
 	case NPG_CHECK_USERNS:
 		if (t->cred.userns > 0 && t->cred.userns <= sc->nuserns)
 			snprintf(buf, len, "%s", sc->userns[t->cred.userns - 1].name);

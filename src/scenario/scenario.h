@@ -19,7 +19,7 @@ enum npg_opcode {
 	NPG_OP_SETGID, NPG_OP_SETEGID, NPG_OP_SETREGID, NPG_OP_SETRESGID, NPG_OP_SETFSGID,
 	NPG_OP_SETGROUPS, NPG_OP_SETRLIMIT, NPG_OP_PRLIMIT, NPG_OP_KEEPCAPS, NPG_OP_CAPSET,
 	NPG_OP_EXECVE, NPG_OP_KILL, NPG_OP_VFORK, NPG_OP_SECUREBITS, NPG_OP_AMBIENT,
-	NPG_OP_UNSHARE_USER,
+	NPG_OP_UNSHARE_USER, NPG_OP_NO_NEW_PRIVS,
 };
 
 enum npg_capset_mode { NPG_CAPSET_DROP, NPG_CAPSET_KEEP, NPG_CAPSET_RAISE, NPG_CAPSET_LOWER,
@@ -56,6 +56,7 @@ enum npg_check_kind {
 	NPG_CHECK_CAP,
 	NPG_CHECK_NPROC,
 	NPG_CHECK_USERNS,	/* check TASK userns: the namespace's name, or "initial" */
+	NPG_CHECK_NO_NEW_PRIVS,	/* check TASK no_new_privs: yes or no */
 };
 
 /* One alternative of an expectation: for the policies in @mask (0: all others). */

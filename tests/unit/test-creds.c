@@ -182,6 +182,59 @@ static void test_setid_programs(void)
 	tap_is(err(npg_sys_ambient(&w, 0, PR_CAP_AMBIENT_LOWER, NPG_CAP_KILL)), 0, "ambient lower always");
 }
 
+/* prctl(PR_SET_NO_NEW_PRIVS) and cap_bprm_creds_from_file()'s downgrade */
+static void test_no_new_privs(void)
+{
+	struct npg_exec_file suid_root = { .setuid = true, .uid = 0, .gid = 0 };
+	struct npg_exec_file fcaps = { .has_fcaps = true, .fcap_effective = true,
+				       .fcap_permitted = NPG_CAP(NPG_CAP_KILL) };
+
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	tap_is(err(npg_sys_no_new_privs(&w, 0, 0)), EINVAL, "no_new_privs 0 is EINVAL");
+	tap_is(err(npg_sys_no_new_privs(&w, 0, 1)), 0, "no_new_privs 1: anyone");
+	npg_sys_fork(&w, 0, 1, false);
+	tap_ok(w.tasks[1].no_new_privs, "fork keeps it");
+	tap_is(err(npg_sys_execve_file(&w, 0, &suid_root)), 0, "a set-uid-root program runs");
+	tap_ok(ids(0, 1000, 1000, 1000), "... as the caller: the bit is ignored");
+	tap_is(w.tasks[0].cred.cap_permitted, 0, "... with no capabilities");
+	tap_is(err(npg_sys_execve_file(&w, 0, &fcaps)), 0, "a file-capability program runs");
+	tap_is(w.tasks[0].cred.cap_permitted, 0, "... within the old permitted set: none");
+	tap_ok(w.tasks[0].no_new_privs, "execve keeps it");
+
+	for (int rule = 0; rule < 2; rule++) {
+		fresh();
+		w.exec_id_changed = rule;
+		spawn(0, 1000, 2000, 2000, 0);	/* after a set-uid-2000 program */
+		npg_sys_execve(&w, 0);
+		tap_ok(ids(0, 1000, 2000, 2000), "%s: without it a plain exec keeps euid != ruid",
+		       rule ? "6.17+" : "before 6.17");
+		npg_sys_no_new_privs(&w, 0, 1);
+		npg_sys_execve(&w, 0);
+		if (rule)	/* id_changed: the euid does not change at this exec */
+			tap_ok(ids(0, 1000, 2000, 2000), "6.17+: with it too (337490f0007f)");
+		else		/* is_setid: euid != uid, "downgrade" */
+			tap_ok(ids(0, 1000, 1000, 1000),
+			       "before 6.17: with it the effective uid falls back to the real one");
+	}
+
+	fresh();
+	w.no_new_privs = false;		/* a 3.0 kernel */
+	spawn(0, 1000, 1000, 1000, 0);
+	tap_is(err(npg_sys_no_new_privs(&w, 0, 1)), EINVAL, "before 3.5: EINVAL");
+
+	fresh();
+	spawn(0, 0, 0, 0, NPG_CAP_ALL);
+	npg_sys_capset(&w, 0, NPG_CAP_ALL, NPG_CAP_ALL, NPG_CAP(NPG_CAP_KILL));
+	tap_is(err(npg_sys_securebits(&w, 0, NPG_SECBIT_NO_CAP_AMBIENT_RAISE)), 0,
+	       "securebits no-cap-ambient-raise");
+	tap_is(err(npg_sys_ambient(&w, 0, PR_CAP_AMBIENT_RAISE, NPG_CAP_KILL)), EPERM,
+	       "then raising an ambient capability is EPERM");
+	w.ambient_caps = false;		/* before 4.3 the bit is unknown */
+	tap_is(err(npg_sys_securebits(&w, 0, NPG_SECBIT_NO_CAP_AMBIENT_RAISE)), EPERM,
+	       "before 4.3 the bit is EPERM");
+}
+
 int main(void)
 {
 	fresh();
@@ -284,6 +337,7 @@ int main(void)
 	tap_is(npg_count_of(&w, 1000), 0, "an orphan is reaped at once by its new parent");
 
 	test_kill();
+	test_no_new_privs();
 	test_execve_from_thread();
 	test_setid_programs();
 	npg_world_free(&w);

@@ -49,6 +49,9 @@ int main(void)
 	tap_ok(npg_release_parse(&r, "4.2.8", NULL) == 0 && !r.ambient_caps, "4.2.8: no ambient set");
 	tap_ok(npg_release_parse(&r, "4.3.0", NULL) == 0 && r.ambient_caps, "4.3: the ambient set");
 	tap_ok(npg_release_parse(&r, "5.15.24", NULL) == 0 && r.ambient_caps, "5.15: the ambient set");
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.no_new_privs, "3.0.8: no no_new_privs");
+	tap_ok(npg_release_parse(&r, "3.4.113", NULL) == 0 && !r.no_new_privs, "3.4: no no_new_privs");
+	tap_ok(npg_release_parse(&r, "3.5.0", NULL) == 0 && r.no_new_privs, "3.5: no_new_privs");
 	{
 		struct npg_world w;
 

@@ -105,6 +105,8 @@ int npg_proc_read_task(pid_t pid, pid_t tid, struct npg_proc_task *out)
 		out->cap_inh = strtoull(f, NULL, 16);
 	if ((f = field(status, "\nCapAmb:")))	/* 4.3+ */
 		out->cap_amb = strtoull(f, NULL, 16);
+	if ((f = field(status, "\nNoNewPrivs:")))	/* 4.10+ */
+		out->no_new_privs = strtoul(f, NULL, 10) != 0;
 	return 0;
 }
 

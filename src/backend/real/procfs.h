@@ -17,6 +17,7 @@ struct npg_proc_task {
 	unsigned long long starttime;	/* field 22: tells a reused pid apart */
 	int exit_code;			/* field 52: wait status of a zombie (3.5+) */
 	bool has_exit_code;		/* field 52 is there: before 3.5 stat has 44 */
+	bool no_new_privs;		/* NoNewPrivs: in status (4.10+) */
 };
 
 /* A small /proc or /sys file whole, NUL-terminated: its length, or -1 if it cannot be read. */

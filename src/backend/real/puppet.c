@@ -374,6 +374,9 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 		send_syscall(sock, syscall(SYS_prlimit64, (pid_t)m->target_pid, RLIMIT_NPROC, &lim,
 					   NULL));
 		return;
+	case NPG_OP_NO_NEW_PRIVS:
+		send_syscall(sock, prctl(PR_SET_NO_NEW_PRIVS, op->value, 0, 0, 0));
+		return;
 	case NPG_OP_KEEPCAPS:
 		send_syscall(sock, prctl(PR_SET_KEEPCAPS, op->value, 0, 0, 0));
 		return;

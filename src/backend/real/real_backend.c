@@ -1398,6 +1398,7 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 		out->cred.cap_bset = pt.cap_bnd & NPG_CAP_ALL;
 		out->cred.cap_inheritable = pt.cap_inh & NPG_CAP_ALL;
 		out->cred.cap_ambient = pt.cap_amb & NPG_CAP_ALL;
+		out->no_new_privs = pt.no_new_privs;
 		out->nproc_exceeded = (pt.flags & NPG_PF_NPROC_EXCEEDED) != 0;
 		if (r->ucounts_by_euid && !r->charged_unknown[0] && pt.uid[0] != pt.uid[1] &&
 		    (!t->ruid_seen || t->last_ruid != pt.uid[0]))

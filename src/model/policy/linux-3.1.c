@@ -57,4 +57,5 @@ const struct npg_policy npg_policy_linux_3_1 = {
 	.set_user = set_user,
 	.execve = execve,
 	.ambient_caps = true,
+	.no_new_privs = true,
 };

@@ -82,5 +82,6 @@ const struct npg_policy npg_policy_linux_5_14 = {
 	.set_cred_ucounts = set_cred_ucounts,
 	.execve = execve,
 	.ambient_caps = true,
+	.no_new_privs = true,
 	.ucounts = true,
 };

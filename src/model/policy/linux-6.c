@@ -95,6 +95,10 @@ const struct npg_policy npg_policy_linux_6 = {
 	.flag_nproc_exceeded = flag_nproc_exceeded,
 	.execve = execve,
 	.ambient_caps = true,
+	.no_new_privs = true,
+	/* on the 6.18 kernel conform runs on (scenarios/regression/no-new-privs.npg);
+	 * before 6.17 the release decides (model/release.c) */
+	.exec_id_changed = true,
 	.ucounts = true,
 	.userns_root_unlimited = true,
 };
