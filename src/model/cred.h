@@ -67,6 +67,9 @@ struct npg_exec_file {
 	bool has_fcaps;		/* security.capability: fP, fI and the fE bit */
 	uint64_t fcap_permitted, fcap_inheritable;
 	bool fcap_effective;
+	/* on a file system mounted nosuid: mnt_may_suid() is false, so
+	 * bprm_fill_uid() and get_file_caps() ignore the bits and capabilities */
+	bool nosuid;
 };
 
 /* include/linux/cred.h: INIT_USER is the root user of the initial namespace. */

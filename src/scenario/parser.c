@@ -510,6 +510,9 @@ static void parse_file_decl(struct parser *p)
 		} else if (tok_is(k, "effective")) {
 			f.exec.fcap_effective = f.exec.has_fcaps = true;
 			i++;
+		} else if (tok_is(k, "nosuid")) {
+			f.exec.nosuid = true;
+			i++;
 		} else {
 			break;
 		}
@@ -517,7 +520,7 @@ static void parse_file_decl(struct parser *p)
 	if (!f.exec.missing && !f.exec.setuid && !f.exec.setgid && !f.exec.has_fcaps) {
 		error_at(p, i < p->ntok ? p->tok[i].col : end_col(p),
 			 "expected 'missing', or setuid USER, setgid GROUP, caps LIST, "
-			 "inheritable LIST, effective");
+			 "inheritable LIST, effective, nosuid");
 		return;
 	}
 	if (!expect_end(p, i, p->ntok))

@@ -268,6 +268,12 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 
 		if (f->missing)
 			continue;
+		if (f->nosuid) {
+			snprintf(r->file_why[i], sizeof(r->file_why[i]), "'%.60s' is on a nosuid "
+				 "file system, which the backend does not mount yet",
+				 r->sc->files[i].path);
+			continue;
+		}
 		file_path(r, i + 1, path, sizeof(path));
 		if (make_setid_copy(r, f, path) < 0) {
 			/*
