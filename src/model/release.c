@@ -82,6 +82,12 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 	if (r->setresuid_noop_fastpath != era->setresuid_noop_fastpath)
 		snprintf(r->why, sizeof(r->why), "%s the setresuid() no-op fast path of 659c0ce1cb9e "
 			 "(%s)", r->setresuid_noop_fastpath ? "with" : "without", note);
+	if (r->exec_id_changed != era->exec_id_changed) {
+		size_t n = strlen(r->why);
+
+		snprintf(r->why + n, sizeof(r->why) - n, "%s%s execve()'s id_changed test of "
+			 "337490f0007f (6.17)", n ? ", " : "", r->exec_id_changed ? "with" : "without");
+	}
 	return 0;
 }
 

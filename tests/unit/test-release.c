@@ -22,8 +22,10 @@ static void release_is(const char *release, const char *version, const struct np
 	tap_is(r.patch, patch, "%s (%s): point release", release, version ? version : "no uname -v");
 	tap_ok(r.setresuid_noop_fastpath == fastpath, "%s (%s): no-op fast path %s", release,
 	       version ? version : "no uname -v", fastpath ? "present" : "absent");
-	tap_ok((r.why[0] != '\0') == (fastpath != era->setresuid_noop_fastpath),
+	tap_ok((strstr(r.why, "659c0ce1cb9e") != NULL) == (fastpath != era->setresuid_noop_fastpath),
 	       "%s: the refinement is explained exactly when it changes the era's rule", release);
+	tap_ok((strstr(r.why, "337490f0007f") != NULL) == (r.exec_id_changed != era->exec_id_changed),
+	       "%s: so is execve()'s id_changed test", release);
 }
 
 int main(void)
