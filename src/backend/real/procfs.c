@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/real/procfs.h"
@@ -218,6 +219,88 @@ int npg_proc_count_by_ruid(const uint32_t *uids, int n, long *counts)
 	for (int i = 0; i < n; i++)
 		counts[i] = 0;
 	return for_each_task(count_one, &a);
+}
+
+/*
+ * The user namespace a task is in, by the inode number of its
+ * /proc/PID/task/TID/ns/user (3.8+): the controller holds each namespace
+ * it watches open, so that a number cannot be given to a new one.
+ */
+int npg_proc_task_userns(pid_t pid, pid_t tid, uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/user", (int)pid, (int)tid);
+	if (stat(path, &st) < 0)
+		return -1;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+struct ruid_arg {
+	bool with_ns;
+	int (*fn)(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino, void *arg);
+	void *arg;
+};
+
+static int ruid_one(pid_t pid, pid_t tid, const char *status, void *arg)
+{
+	struct ruid_arg *a = arg;
+	const char *f = field(status, "\nUid:");
+	uint32_t ids[4] = { 0 };
+	uint64_t ino = 0;
+
+	if (!f)
+		return 0;
+	parse_ids(f, ids);
+	if (a->with_ns && npg_proc_task_userns(pid, tid, &ino) < 0)
+		ino = 0;
+	return a->fn(pid, tid, ids[0], ino, a->arg);
+}
+
+int npg_proc_for_each_ruid(bool with_ns,
+			   int (*fn)(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino, void *arg),
+			   void *arg)
+{
+	struct ruid_arg a = { with_ns, fn, arg };
+
+	return for_each_task(ruid_one, &a);
+}
+
+/*
+ * /proc/PID/task/TID/uid_map (gid_map): "first lower count" lines, the
+ * lower ids as the reader's namespace sees them (uid_map_show()): kernel
+ * ids for a reader in the initial namespace.
+ */
+int npg_proc_read_idmap(pid_t pid, pid_t tid, bool gid, uint32_t (*lines)[3], int max)
+{
+	char path[80], buf[4096];
+	const char *p = buf;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid,
+		 gid ? "gid_map" : "uid_map");
+	if (npg_read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	while (n < max) {
+		char *end;
+		unsigned long long v[3];
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			v[k] = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+			p = end;
+		}
+		if (k < 3)
+			break;
+		for (k = 0; k < 3; k++)
+			lines[n][k] = (uint32_t)v[k];
+		n++;
+	}
+	return n;
 }
 
 struct range_arg {

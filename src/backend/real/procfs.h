@@ -37,6 +37,26 @@ int npg_proc_read_nproc(pid_t pid, uint64_t *soft, uint64_t *hard);
 int npg_proc_count_by_ruid(const uint32_t *uids, int n, long *counts);
 
 /*
+ * Every task on the system (threads and zombies included) with its real
+ * uid and, if @with_ns, the inode number of its user namespace (0 if it
+ * could not be read). @fn returns 0 to go on. 0, or -1 if /proc cannot be
+ * scanned.
+ */
+int npg_proc_for_each_ruid(bool with_ns,
+			   int (*fn)(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino, void *arg),
+			   void *arg);
+
+/* The inode number of a task's user namespace (/proc/PID/task/TID/ns/user, 3.8+). 0 or -1. */
+int npg_proc_task_userns(pid_t pid, pid_t tid, uint64_t *ino);
+
+/*
+ * The lines of a task's uid_map (or gid_map), at most @max of them, each
+ * { first, lower, count } with lower as this process's namespace sees it:
+ * how many were read, or -1 (no such file: before 3.8, or the task is gone).
+ */
+int npg_proc_read_idmap(pid_t pid, pid_t tid, bool gid, uint32_t (*lines)[3], int max);
+
+/*
  * Any task with a real, effective, saved or fs uid in [lo, hi)? Returns
  * the pid of the first found, 0 if none, -1 on error.
  */

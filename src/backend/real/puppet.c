@@ -325,7 +325,12 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 		do_vfork(sock, fd);
 		return;
 	case NPG_OP_UNSHARE_USER:
-		send_syscall(sock, unshare(CLONE_NEWUSER));
+		/*
+		 * The kernel decides (EINVAL with other threads, EPERM for an
+		 * unmapped euid or egid, or a refusal of the machine); the
+		 * controller writes the maps after it, from the parent namespace
+		 */
+		send_syscall(sock, syscall(SYS_unshare, CLONE_NEWUSER));
 		return;
 	case NPG_OP_EXIT:
 		/* no reply: the controller watches the task go */

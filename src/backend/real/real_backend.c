@@ -29,6 +29,7 @@
 
 #include "backend/backend.h"
 #include "backend/real/execdir.h"
+#include "backend/real/idmap.h"
 #include "backend/real/procfs.h"
 #include "backend/real/teardown.h"
 #include "backend/real/wire.h"
@@ -56,14 +57,32 @@ struct real_task {
 	/* a vfork() child: 1 + the task whose reply waits for its exec or exit; 0: none */
 	int vfork_waiter;
 	bool shares_mm;		/* a vfork() child that has not exec'd: its parent's memory */
+	int ns;			/* its user namespace (0 initial, 1 + index): last seen */
 };
+
+/* A user namespace a step of the scenario made (or the initial one, [0]) */
+struct real_userns {
+	bool created;
+	int nsfd;		/* held open: its inode number cannot go to another */
+	uint64_t ino;
+	int parent, level;
+	uint32_t owner;		/* ns->owner: the creator's euid at unshare(), a kernel id */
+	uint64_t nproc_max;	/* ns->rlimit_max[UCOUNT_RLIMIT_NPROC], as this era records it */
+	/* the maps as the model has them (nr 0: none), and as written here (kernel lines) */
+	struct npg_idmap model_map[2];
+	int nr_written[2];
+	struct npg_idmap_extent written[2][NPG_REAL_IDMAP_LINES];
+};
+
+struct id_seg;
 
 struct real_priv {
 	const struct npg_scenario *sc;
 	const struct npg_host *host;
 	uint32_t base;
-	int nids;
-	npg_id *ids;		/* sorted logical ids other than 0; real = base + 1 + index */
+	struct id_seg *segs;	/* sorted; the window's ids from base + 1 */
+	int nsegs;
+	uint32_t window_used;
 	struct real_task *tasks;
 	int exe_fd;
 	int filler_pipe[2];
@@ -85,9 +104,27 @@ struct real_priv {
 	uint64_t bset;		/* the bounding set tasks start with: the scenario's, within the host's */
 	char execdir[NPG_EXECDIR_PATH];	/* "" until a declared file needs it */
 	char (*file_why)[200];	/* per declared file: why it could not be made here, or "" */
+	struct npg_idmap_host uns;
+	struct real_userns *userns;	/* [1 + sc->nuserns]: [0] the initial namespace */
+	/* a task of the window in a namespace the run did not make: counts cannot be told */
+	char ns_unknown[200];
+	int ns_made;		/* namespaces made so far */
+	const struct npg_policy *policy;	/* this kernel's era */
+	bool ucounts;		/* its counts are per (namespace, uid), in a chain (5.14+) */
 };
 
 /* --- ids --- */
+
+/*
+ * Scenario ids other than 0 are kernel ids of the run's window: each run
+ * of consecutive scenario ids that a map line may cover stays consecutive
+ * there (a map line maps a range), and the runs are packed one after the
+ * other from base + 1.
+ */
+struct id_seg {
+	uint64_t lo, hi;	/* scenario ids lo..hi */
+	uint32_t real;		/* the real id of lo */
+};
 
 static int cmp_id(const void *a, const void *b)
 {
@@ -96,35 +133,33 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void add_id(struct real_priv *r, npg_id id)
+static void add_id(npg_id *ids, int *n, npg_id id)
 {
-	if (id == 0 || id == NPG_ID_NONE)
-		return;
-	for (int i = 0; i < r->nids; i++)
-		if (r->ids[i] == id)
-			return;
-	r->ids[r->nids++] = id;
+	if (id != 0 && id != NPG_ID_NONE)
+		ids[(*n)++] = id;
 }
 
 static size_t max_ids(const struct npg_scenario *sc)
 {
 	return (size_t)sc->nnames + (size_t)sc->ntasks * (8 + NPG_NGROUPS) +
-	       (size_t)sc->nstmts * (3 + NPG_NGROUPS) + 1;
+	       (size_t)sc->nstmts * (3 + NPG_NGROUPS) + (size_t)sc->nfiles * 2 + 1;
 }
 
-static void collect_ids(struct real_priv *r)
+/* Every id the scenario names as a kernel id, or as an id of a namespace (harmless) */
+static int collect_points(const struct npg_scenario *sc, npg_id *ids)
 {
-	const struct npg_scenario *sc = r->sc;
+	int n = 0;
 
 	for (int i = 0; i < sc->nnames; i++)
-		add_id(r, sc->names[i].id);
+		add_id(ids, &n, sc->names[i].id);
 	for (int i = 0; i < sc->ntasks; i++) {
 		const struct npg_cred *c = &sc->tasks[i].cred;
 
-		add_id(r, c->uid.real), add_id(r, c->uid.eff), add_id(r, c->uid.saved);
-		add_id(r, c->gid.real), add_id(r, c->gid.eff), add_id(r, c->gid.saved);
+		add_id(ids, &n, c->uid.real), add_id(ids, &n, c->uid.eff);
+		add_id(ids, &n, c->uid.saved), add_id(ids, &n, c->gid.real);
+		add_id(ids, &n, c->gid.eff), add_id(ids, &n, c->gid.saved);
 		for (int g = 0; g < c->ngroups; g++)
-			add_id(r, c->groups[g]);
+			add_id(ids, &n, c->groups[g]);
 	}
 	for (int i = 0; i < sc->nstmts; i++) {
 		const struct npg_op *op = &sc->stmts[i].op;
@@ -132,36 +167,171 @@ static void collect_ids(struct real_priv *r)
 		if (sc->stmts[i].kind != NPG_STMT_STEP)
 			continue;
 		for (int k = 0; k < 3; k++)
-			add_id(r, op->id[k]);
+			add_id(ids, &n, op->id[k]);
 		for (int g = 0; g < op->ngroups; g++)
-			add_id(r, op->groups[g]);
+			add_id(ids, &n, op->groups[g]);
 	}
 	for (int i = 0; i < sc->nfiles; i++) {
 		if (sc->files[i].exec.setuid)
-			add_id(r, sc->files[i].exec.uid);
+			add_id(ids, &n, sc->files[i].exec.uid);
 		if (sc->files[i].exec.setgid)
-			add_id(r, sc->files[i].exec.gid);
+			add_id(ids, &n, sc->files[i].exec.gid);
 	}
-	qsort(r->ids, (size_t)r->nids, sizeof(*r->ids), cmp_id);
+	qsort(ids, (size_t)n, sizeof(*ids), cmp_id);
+	return n;
+}
+
+static uint64_t seg_len(const struct id_seg *s)
+{
+	return s->hi - s->lo + 1;
+}
+
+/*
+ * Add scenario ids lo..hi (0 < lo <= hi) to the window, merged with the
+ * runs they touch; false, and nothing added, when the window would
+ * overflow.
+ */
+static bool seg_insert(struct real_priv *r, uint64_t lo, uint64_t hi)
+{
+	uint64_t used = r->window_used + (hi - lo + 1);
+	int first = r->nsegs, last = -1;
+
+	for (int i = 0; i < r->nsegs; i++) {
+		const struct id_seg *s = &r->segs[i];
+
+		if (s->hi + 1 < lo || s->lo > hi + 1)
+			continue;	/* neither overlaps nor touches */
+		if (first == r->nsegs)
+			first = i;
+		last = i;
+		if (s->lo <= hi && s->hi >= lo)
+			used -= (s->hi < hi ? s->hi : hi) - (s->lo > lo ? s->lo : lo) + 1;
+	}
+	if (used >= NPG_UID_WINDOW)
+		return false;
+	if (last >= 0) {
+		lo = r->segs[first].lo < lo ? r->segs[first].lo : lo;
+		hi = r->segs[last].hi > hi ? r->segs[last].hi : hi;
+		memmove(&r->segs[first + 1], &r->segs[last + 1],
+			(size_t)(r->nsegs - last - 1) * sizeof(*r->segs));
+		r->nsegs -= last - first;
+	} else {
+		for (first = 0; first < r->nsegs && r->segs[first].lo < lo; first++)
+			;
+		memmove(&r->segs[first + 1], &r->segs[first],
+			(size_t)(r->nsegs - first) * sizeof(*r->segs));
+		r->nsegs++;
+	}
+	r->segs[first] = (struct id_seg){ .lo = lo, .hi = hi };
+	r->window_used = (uint32_t)used;
+	return true;
+}
+
+/*
+ * The outside ids of every map line, as kernel ids of a namespace whose
+ * parent is the initial one (those of a nested namespace are ids of its
+ * parent, and need no room: a harmless reservation). Uid 0 stays 0. A
+ * range the window cannot hold is left out: writing that map then
+ * cannot be done faithfully (map_line()).
+ */
+static void collect_map_ranges(struct real_priv *r)
+{
+	const struct npg_scenario *sc = r->sc;
+
+	for (int i = 0; i < sc->nstmts; i++) {
+		const struct npg_op *op = &sc->stmts[i].op;
+
+		if (sc->stmts[i].kind != NPG_STMT_STEP || op->code != NPG_OP_UNSHARE_USER)
+			continue;
+		for (int m = 0; m < 2; m++) {
+			const struct npg_idmap *map = m ? &op->gid_map : &op->uid_map;
+
+			for (int k = 0; k < map->nr; k++) {
+				const struct npg_idmap_extent *e = &map->extent[k];
+				uint64_t lo = e->lower_first ? e->lower_first : 1;
+				uint64_t hi = (uint64_t)e->lower_first + e->count - 1;
+
+				if (e->lower_first == NPG_ID_NONE || hi >= NPG_ID_NONE || hi < lo)
+					continue;
+				seg_insert(r, lo, hi);
+			}
+		}
+	}
+}
+
+/* The window's layout: 0, or -1 when the scenario names more ids than it holds */
+static int layout_ids(struct real_priv *r)
+{
+	npg_id *ids = calloc(max_ids(r->sc), sizeof(*ids));
+	int n;
+	uint32_t real;
+
+	if (!ids)
+		return -1;
+	n = collect_points(r->sc, ids);
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && ids[i] == ids[i - 1])
+			continue;
+		if (!seg_insert(r, ids[i], ids[i])) {
+			free(ids);
+			return -1;
+		}
+	}
+	free(ids);
+	collect_map_ranges(r);
+	real = r->base + 1;
+	for (int i = 0; i < r->nsegs; i++) {
+		r->segs[i].real = real;
+		real += (uint32_t)seg_len(&r->segs[i]);
+	}
+	return 0;
+}
+
+static const struct id_seg *seg_of(const struct real_priv *r, uint64_t id)
+{
+	int lo = 0, hi = r->nsegs - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (id < r->segs[mid].lo)
+			hi = mid - 1;
+		else if (id > r->segs[mid].hi)
+			lo = mid + 1;
+		else
+			return &r->segs[mid];
+	}
+	return NULL;
 }
 
 static uint32_t map_id(const struct real_priv *r, npg_id id)
 {
-	if (id == 0 || id == NPG_ID_NONE)
-		return id;
-	for (int i = 0; i < r->nids; i++)
-		if (r->ids[i] == id)
-			return r->base + 1 + (uint32_t)i;
-	return id;	/* cannot happen: every id of the scenario was collected */
+	const struct id_seg *s;
+
+	if (id == 0 || id == NPG_ID_NONE || !(s = seg_of(r, id)))
+		return id;	/* not in the window: cannot happen for an id the scenario names */
+	return s->real + (uint32_t)(id - s->lo);
 }
 
 static npg_id unmap_id(const struct real_priv *r, uint32_t real)
 {
-	if (real > r->base && real <= r->base + (uint32_t)r->nids)
-		return r->ids[real - r->base - 1];
+	int lo = 0, hi = r->nsegs - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		const struct id_seg *s = &r->segs[mid];
+
+		if (real < s->real)
+			hi = mid - 1;
+		else if (real - s->real >= seg_len(s))
+			lo = mid + 1;
+		else
+			return (npg_id)(s->lo + (real - s->real));
+	}
 	return real;
 }
 
+/* Ids a task names in its set*id calls are kernel ids only in the initial namespace */
 static void map_op(const struct real_priv *r, struct npg_op *op)
 {
 	for (int k = 0; k < 3; k++)
@@ -198,7 +368,13 @@ static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_s
 {
 	struct npg_wire_msg m = { .kind = NPG_WIRE_CMD, .op = st->op, .target_pid = target_pid };
 
-	map_op(r, &m.op);
+	/*
+	 * make_kuid(current_user_ns(), id) in every set*id call: the ids of a
+	 * task in a child namespace are that namespace's own, and the maps
+	 * written there send them into the window.
+	 */
+	if (t->ns == 0)
+		map_op(r, &m.op);
 	if (st->op.code == NPG_OP_EXECVE && st->op.file)
 		file_path(r, st->op.file, m.path, sizeof(m.path));
 	return npg_wire_send(t->sock, &m, fd);
@@ -768,6 +944,62 @@ static int check_capacity(struct npg_backend *b, const struct real_priv *r)
 	return 0;
 }
 
+/* A small set of ids; out of memory it keeps what it has (the caller then taints more) */
+struct id_set {
+	npg_id *id;
+	int n, cap;
+	bool full;
+};
+
+static void id_set_add(struct id_set *s, npg_id id)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->id[i] == id)
+			return;
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 16;
+		npg_id *grown = cap <= NPG_UID_WINDOW ? realloc(s->id, (size_t)cap * sizeof(*grown)) : NULL;
+
+		if (!grown) {
+			s->full = true;
+			return;
+		}
+		s->id = grown;
+		s->cap = cap;
+	}
+	s->id[s->n++] = id;
+}
+
+/*
+ * The ids a tainted task names may be ids of a namespace it is in: add
+ * every kernel id a uid_map of the scenario makes of them, to a fixed
+ * point (nested maps). Unless the set could not hold them all: then
+ * every user is touched.
+ */
+static void touch_images(struct real_priv *r, struct id_set *ids)
+{
+	const struct npg_scenario *sc = r->sc;
+
+	for (int done = 0; done < ids->n; done++) {
+		npg_id id = ids->id[done];
+
+		for (int s = 0; s < sc->nstmts; s++) {
+			const struct npg_idmap *m = &sc->stmts[s].op.uid_map;
+
+			if (sc->stmts[s].kind != NPG_STMT_STEP ||
+			    sc->stmts[s].op.code != NPG_OP_UNSHARE_USER)
+				continue;
+			for (int k = 0; k < m->nr; k++)
+				if (id != NPG_ID_NONE && id >= m->extent[k].first &&
+				    id - m->extent[k].first < m->extent[k].count)
+					id_set_add(ids, m->extent[k].lower_first + (id - m->extent[k].first));
+		}
+	}
+	if (ids->full)
+		for (int u = 0; u < sc->nnames; u++)
+			r->touched[u] = true;
+}
+
 /* Users whose count a tainted task could change: any id its steps name */
 static void mark_touched(struct real_priv *r)
 {
@@ -786,7 +1018,8 @@ static void mark_touched(struct real_priv *r)
 		for (int s = 0; s < sc->nstmts; s++) {
 			const struct npg_stmt *st = &sc->stmts[s];
 			int actor = st->kind == NPG_STMT_STEP ? st->task : -1;
-			int target = actor >= 0 ? st->op.target : -1;
+			/* unshare's target is a namespace: its tasks are the actor's forks */
+			int target = actor >= 0 && st->op.code != NPG_OP_UNSHARE_USER ? st->op.target : -1;
 
 			if (actor < 0 || target < 0 || !r->tasks[actor].tainted ||
 			    r->tasks[target].tainted)
@@ -796,20 +1029,30 @@ static void mark_touched(struct real_priv *r)
 		}
 	}
 	for (int i = 0; i < sc->ntasks; i++) {
+		const struct npg_cred *c = &sc->tasks[i].cred;
+		struct id_set ids = { 0 };
+
 		if (!r->tasks[i].tainted)
 			continue;
-		for (int u = 0; u < sc->nnames; u++) {
-			const struct npg_cred *c = &sc->tasks[i].cred;
-			npg_id id = sc->names[u].id;
+		id_set_add(&ids, c->uid.real), id_set_add(&ids, c->uid.eff);
+		id_set_add(&ids, c->uid.saved);
+		for (int s = 0; s < sc->nstmts; s++) {
+			const struct npg_op *op = &sc->stmts[s].op;
 
-			if (id == c->uid.real || id == c->uid.eff || id == c->uid.saved)
-				r->touched[u] = true;
-			for (int s = 0; s < sc->nstmts; s++)
-				for (int k = 0; k < 3; k++)
-					if (sc->stmts[s].kind == NPG_STMT_STEP && sc->stmts[s].task == i &&
-					    sc->stmts[s].op.id[k] == id)
-						r->touched[u] = true;
+			if (sc->stmts[s].kind != NPG_STMT_STEP || sc->stmts[s].task != i)
+				continue;
+			for (int k = 0; k < 3; k++)
+				id_set_add(&ids, op->id[k]);
+			/* a set-uid program's owner becomes its euid, and a namespace's owner */
+			if (op->code == NPG_OP_EXECVE && op->file && op->exec.setuid)
+				id_set_add(&ids, op->exec.uid);
 		}
+		touch_images(r, &ids);
+		for (int u = 0; u < sc->nnames; u++)
+			for (int k = 0; k < ids.n; k++)
+				if (sc->names[u].id == ids.id[k])
+					r->touched[u] = true;
+		free(ids.id);
 	}
 }
 
@@ -831,30 +1074,42 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 
 	r->sc = sc;
 	r->exe_fd = r->filler_pipe[0] = r->filler_pipe[1] = -1;
-	r->ids = calloc(max_ids(sc), sizeof(*r->ids));
+	r->segs = calloc(max_ids(sc) + (size_t)sc->nuserns * 2 * NPG_IDMAP_MAX + 1,
+			 sizeof(*r->segs));
 	r->tasks = calloc((size_t)sc->ntasks + 1, sizeof(*r->tasks));
 	r->touched = calloc((size_t)sc->nnames + 1, sizeof(*r->touched));
-	r->counts = calloc((size_t)sc->nnames + 1, sizeof(*r->counts));
+	r->counts = calloc((size_t)sc->nnames * (1 + (size_t)sc->nuserns) + 1, sizeof(*r->counts));
 	r->count_uids = calloc((size_t)sc->nnames + 1, sizeof(*r->count_uids));
 	r->file_why = calloc((size_t)sc->nfiles + 1, sizeof(*r->file_why));
-	if (!r->ids || !r->tasks || !r->touched || !r->counts || !r->count_uids || !r->file_why) {
+	r->userns = calloc((size_t)sc->nuserns + 1, sizeof(*r->userns));
+	if (!r->segs || !r->tasks || !r->touched || !r->counts || !r->count_uids ||
+	    !r->file_why || !r->userns) {
 		snprintf(b->error, sizeof(b->error), "out of memory");
 		return -1;
 	}
 	for (int i = 0; i < sc->ntasks; i++)
 		r->tasks[i].sock = r->tasks[i].pidfd = -1;
+	for (int i = 0; i <= sc->nuserns; i++)
+		r->userns[i].nsfd = -1;
 	if (!r->host->root) {
 		snprintf(b->error, sizeof(b->error),
 			 "the real backend needs root: it creates processes of other users");
 		return -1;
 	}
-	collect_ids(r);
 	r->bset = npg_scenario_bset(sc, r->host->cap_bnd) & r->host->cap_bnd;
-	if ((uint64_t)r->base + NPG_UID_WINDOW >= NPG_ID_NONE || r->nids >= NPG_UID_WINDOW) {
-		snprintf(b->error, sizeof(b->error), "uid base %u leaves no room for %d uids",
-			 r->base, r->nids);
+	if ((uint64_t)r->base + NPG_UID_WINDOW >= NPG_ID_NONE || layout_ids(r) < 0) {
+		snprintf(b->error, sizeof(b->error), "uid base %u leaves no room for the "
+			 "scenario's ids (%d uids from it)", r->base, NPG_UID_WINDOW);
 		return -1;
 	}
+	if (npg_idmap_probe(&r->uns) < 0) {
+		snprintf(b->error, sizeof(b->error), "probing user namespaces: %s", strerror(errno));
+		return -1;
+	}
+	r->userns[0] = (struct real_userns){ .created = true, .nsfd = -1, .ino = r->uns.init_ino,
+					     .nproc_max = NPG_RLIM_INFINITY };
+	r->policy = b->policy;
+	r->ucounts = b->policy->ucounts;
 	busy = npg_proc_find_uid_in_range(r->base, r->base + NPG_UID_WINDOW);
 	if (busy != 0) {
 		struct npg_proc_task pt = { 0 };
@@ -994,6 +1249,7 @@ hello:
 	c->key = t->key;
 	c->ruid_seen = t->ruid_seen;
 	c->last_ruid = t->last_ruid;
+	c->ns = t->ns;		/* copy_creds(): the same user namespace */
 	if (st->op.code == NPG_OP_VFORK) {
 		c->vfork_waiter = (int)(t - r->tasks) + 1;
 		c->shares_mm = true;
@@ -1207,6 +1463,359 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 	return res;
 }
 
+/* --- user namespaces --- */
+
+static int ns_of_ino(const struct real_priv *r, uint64_t ino)
+{
+	for (int i = 0; i <= r->sc->nuserns; i++)
+		if (r->userns[i].created && r->userns[i].ino == ino)
+			return i;
+	return -1;
+}
+
+/* The namespace @t is in, from /proc (its last known one once gone); -1: one not made here */
+static int task_ns(const struct real_priv *r, const struct real_task *t)
+{
+	uint64_t ino;
+
+	if (!r->uns.supported || !r->ns_made || !t->created)
+		return 0;
+	if (t->gone || npg_proc_task_userns(t->pid, t->tid, &ino) < 0)
+		return t->ns;
+	return ns_of_ino(r, ino);
+}
+
+#define NS_UNKNOWN "the task is in a user namespace this run did not make"
+
+/*
+ * A task that can no longer be driven faithfully from this step on: its
+ * steps, and whatever they touch, are not compared (mark_touched()).
+ */
+static struct npg_result taint_now(struct npg_backend *b, struct real_priv *r,
+				   struct real_task *t, const char *why)
+{
+	taint(t, why);
+	mark_touched(r);
+	return unreproducible(b, t->why);
+}
+
+/* map_write()'s checks of one line on their own: refused whatever the ids mean (EINVAL) */
+static bool line_invalid(const struct npg_idmap_extent *e)
+{
+	uint32_t first = e->first, lower = e->lower_first, count = e->count;
+
+	return first == UINT32_MAX || lower == UINT32_MAX || (uint32_t)(first + count) <= first ||
+	       (uint32_t)(lower + count) <= lower;
+}
+
+/* map_id_range_down(): is the range lower..lower+count-1 inside one line of @m? */
+static bool range_mapped(const struct npg_idmap_extent *m, int nr, const struct npg_idmap_extent *e)
+{
+	uint64_t lo = e->lower_first, hi = lo + e->count - 1;
+
+	for (int i = 0; i < nr; i++)
+		if (lo >= m[i].first && hi <= (uint64_t)m[i].first + m[i].count - 1)
+			return true;
+	return false;
+}
+
+/*
+ * A first-level namespace: its lower ids are kernel ids, moved into the
+ * window like every kernel id of the scenario. Uid 0 stays 0, so a line
+ * from 0 is written as two; a line the kernel refuses on its own
+ * (line_invalid()) goes as it is, to be refused for the same reason.
+ */
+static bool first_level_lines(const struct real_priv *r, const struct npg_idmap *m,
+			      struct npg_idmap_extent *out, int *n, char *why, size_t len)
+{
+	bool invalid = false;
+
+	*n = 0;
+	for (int i = 0; i < m->nr; i++) {
+		struct npg_idmap_extent e = m->extent[i];
+		uint64_t lo = e.lower_first ? e.lower_first : 1;
+		uint64_t hi = (uint64_t)e.lower_first + e.count - 1;
+		const struct id_seg *s;
+
+		if (line_invalid(&e)) {
+			out[(*n)++] = e;
+			invalid = true;
+			continue;
+		}
+		if (e.lower_first == 0) {
+			out[(*n)++] = (struct npg_idmap_extent){ e.first, 0, 1 };
+			if (e.count == 1)
+				continue;
+			e = (struct npg_idmap_extent){ e.first + 1, 1, e.count - 1 };
+		}
+		s = seg_of(r, lo);
+		if (!s || s->hi < hi) {
+			snprintf(why, len, "the map line '%u %u %u' covers more kernel ids than the "
+				 "run's uid window (%d uids) holds", m->extent[i].first,
+				 m->extent[i].lower_first, m->extent[i].count, NPG_UID_WINDOW);
+			return false;
+		}
+		out[(*n)++] = (struct npg_idmap_extent){ e.first, map_id(r, e.lower_first), e.count };
+	}
+	if (!invalid && *n > r->uns.max_lines) {
+		snprintf(why, len, "written with uid 0 apart, the map has %d lines; this kernel "
+			 "takes %d (UID_GID_MAP_MAX_EXTENTS)", *n, r->uns.max_lines);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A nested namespace: its lower ids are ids of the parent namespace,
+ * written as they are. The parent's map as written may be cut where the
+ * model's is not (uid 0 apart): then map_id_range_down() in map_write()
+ * could refuse a range the model's map holds (EPERM), or the reverse.
+ */
+static bool nested_lines(const struct real_priv *r, int parent, bool gid,
+			 const struct npg_idmap *m, struct npg_idmap_extent *out, int *n,
+			 char *why, size_t len)
+{
+	const struct real_userns *p = &r->userns[parent];
+	bool model_ok = true, kernel_ok = true;
+
+	*n = m->nr;
+	memcpy(out, m->extent, sizeof(*out) * (size_t)m->nr);
+	for (int i = 0; i < m->nr; i++)
+		if (line_invalid(&m->extent[i]))
+			return true;	/* EINVAL before any range is looked up */
+	for (int i = 0; i < m->nr; i++) {
+		model_ok &= range_mapped(p->model_map[gid].extent, p->model_map[gid].nr, &m->extent[i]);
+		kernel_ok &= range_mapped(p->written[gid], p->nr_written[gid], &m->extent[i]);
+	}
+	if (model_ok != kernel_ok) {
+		snprintf(why, len, "the parent namespace's %s was written with uid 0 apart, and "
+			 "this map's ranges cross where it was cut", gid ? "gid_map" : "uid_map");
+		return false;
+	}
+	return true;
+}
+
+static void render_lines(const struct npg_idmap_extent *e, int n, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%u %u %u\n", e[i].first,
+				       e[i].lower_first, e[i].count);
+}
+
+/*
+ * The harness's half of the step: uid_map, then gid_map, written by a
+ * writer with every capability over the parent namespace, in the
+ * parent namespace (npg_idmap_write()). The step's result is the first
+ * failing write's errno, as in npg_sys_unshare_user().
+ */
+static struct npg_result write_maps(struct npg_backend *b, struct real_priv *r,
+				    struct real_task *t, const struct npg_op *op, int parent)
+{
+	struct real_userns *u = &r->userns[op->target];
+	struct npg_idmap_extent lines[2][NPG_REAL_IDMAP_LINES];
+	char text[2][NPG_REAL_IDMAP_TEXT], why[200];
+	int n[2] = { 0, 0 }, err, failed;
+
+	for (int m = 0; m < 2; m++) {
+		const struct npg_idmap *map = m ? &op->gid_map : &op->uid_map;
+		bool ok;
+
+		text[m][0] = '\0';
+		if (map->nr == 0)
+			continue;
+		ok = parent == 0 ? first_level_lines(r, map, lines[m], &n[m], why, sizeof(why)) :
+				   nested_lines(r, parent, m, map, lines[m], &n[m], why, sizeof(why));
+		if (!ok)
+			return taint_now(b, r, t, why);
+		render_lines(lines[m], n[m], text[m], sizeof(text[m]));
+	}
+	if (npg_idmap_write(t->pid, t->tid, parent ? r->userns[parent].nsfd : -1, text[0], text[1],
+			    ANSWER_TIMEOUT_MS, &err, &failed, why, sizeof(why)) < 0)
+		return taint_now(b, r, t, why);
+	for (int m = 0; m < 2 && text[m][0] && failed != m; m++) {
+		u->model_map[m] = m ? op->gid_map : op->uid_map;
+		u->nr_written[m] = n[m];
+		memcpy(u->written[m], lines[m], sizeof(lines[m]));
+	}
+	if (err)
+		return (struct npg_result){ .kind = NPG_R_ERRNO, .value = err };
+	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
+/* Is some other task in @t's thread group (a zombie leader included)? */
+static bool has_other_threads(const struct real_task *t)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	if (t->tid != t->pid)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+	if (!(d = opendir(path)))
+		return false;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n > 1;
+}
+
+/* kuid_has_mapping(current_user_ns(), @kid) of @t, from its map as the initial namespace reads it */
+static bool has_mapping(const struct real_task *t, bool gid, uint32_t kid)
+{
+	uint32_t lines[NPG_REAL_IDMAP_LINES * 64][3];
+	int n = npg_proc_read_idmap(t->pid, t->tid, gid, lines, (int)(sizeof(lines) / sizeof(lines[0])));
+
+	if (n < 0)
+		return true;	/* cannot tell: taken as mapped, so the refusal is not trusted */
+	for (int i = 0; i < n; i++)
+		if (kid >= lines[i][1] && (uint64_t)kid < (uint64_t)lines[i][1] + lines[i][2])
+			return true;
+	return false;
+}
+
+/*
+ * unshare(CLONE_NEWUSER) failed. The kernel rules the model has:
+ * check_unshare_flags() refuses a task with other threads (EINVAL;
+ * CLONE_NEWUSER implies CLONE_THREAD, and thread_group_empty() counts a
+ * zombie leader), create_user_ns() a parent namespace at level 33
+ * (ENOSPC) and a creator whose euid or egid has no mapping in its
+ * namespace (EPERM). Anything else is this machine's doing.
+ */
+static struct npg_result unshare_failed(struct npg_backend *b, struct real_priv *r,
+					struct real_task *t, int parent,
+					const struct npg_proc_task *before, int err)
+{
+	char why[200];
+
+	if ((err == EINVAL && has_other_threads(t)) ||
+	    (err == ENOSPC && r->userns[parent].level > 32) ||
+	    (err == EPERM && (!has_mapping(t, false, before->uid[1]) ||
+			      !has_mapping(t, true, before->gid[1]))))
+		return (struct npg_result){ .kind = NPG_R_ERRNO, .value = err };
+	npg_idmap_refusal(t->pid, t->tid, err, why, sizeof(why));
+	return taint_now(b, r, t, why);
+}
+
+/*
+ * unshare(CLONE_NEWUSER) succeeded: the namespace is held open and
+ * recorded as create_user_ns() made it -- its parent, its owner (the
+ * creator's euid: the ids do not change) and the limit it records for
+ * its parent's level, set_userns_rlimit_max(ns, UCOUNT_RLIMIT_NPROC,
+ * enforced_nproc_rlimit()): none for real uid 0 of the initial namespace
+ * from 0ac983f51203 (5.17), else the creator's soft limit.
+ */
+static struct npg_result unshare_done(struct npg_backend *b, struct real_priv *r,
+				      struct real_task *t, const struct npg_op *op, int parent,
+				      const struct npg_proc_task *before, uint64_t soft)
+{
+	struct real_userns *u = &r->userns[op->target];
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/user", (int)t->pid, (int)t->tid);
+	u->nsfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (u->nsfd < 0 || fstat(u->nsfd, &st) < 0)
+		return broken(b, "opening the new user namespace");
+	u->ino = (uint64_t)st.st_ino;
+	u->created = true;
+	u->parent = parent;
+	u->level = r->userns[parent].level + 1;
+	u->owner = before->uid[1];
+	u->nproc_max = soft;
+	if (r->policy->userns_root_unlimited && before->uid[0] == 0 && parent == 0)
+		u->nproc_max = NPG_RLIM_INFINITY;
+	r->ns_made++;
+	t->ns = op->target;
+	/* 5.14-5.16 set_cred_ucounts(): alloc_ucounts(new->user_ns, new->euid) */
+	if (r->ucounts_by_euid) {
+		t->key = before->uid[1];
+		t->key_known = true;
+		if (before->uid[0] != before->uid[1] && !r->charged_unknown[0])
+			snprintf(r->charged_unknown, sizeof(r->charged_unknown),
+				 "5.14-5.16 charge a task that unshares its user namespace to its "
+				 "effective uid (set_cred_ucounts()), which /proc does not show: "
+				 "'%s' has real uid %u, effective %u",
+				 r->sc->tasks[t - r->tasks].name, unmap_id(r, before->uid[0]),
+				 unmap_id(r, before->uid[1]));
+	}
+	return write_maps(b, r, t, op, parent);
+}
+
+static struct npg_result step_unshare(struct npg_backend *b, struct real_priv *r,
+				      struct real_task *t, const struct npg_stmt *st)
+{
+	struct npg_proc_task before;
+	uint64_t soft, hard;
+	struct npg_wire_msg m;
+	int parent = t->ns, got;
+
+	if (!r->uns.supported)
+		return taint_now(b, r, t, r->uns.unsupported);
+	if (npg_proc_read_task(t->pid, t->tid, &before) < 0 ||
+	    npg_proc_read_nproc(t->pid, &soft, &hard) < 0)
+		return broken(b, "reading the task before unshare()");
+	if (send_cmd(r, t, st, 0, -1) < 0)
+		return broken(b, "send");
+	got = recv_timed(t->sock, &m, NULL);
+	if (got == 0)
+		return died(b, r, t);
+	if (got < 0 || m.kind != NPG_WIRE_RESULT)
+		return broken(b, "answer");
+	if (m.result == NPG_R_ERRNO)
+		return unshare_failed(b, r, t, parent, &before, (int)m.value);
+	if (m.result != NPG_R_OK)
+		return (struct npg_result){ .kind = m.result, .value = m.value };
+	return unshare_done(b, r, t, &st->op, parent, &before, soft);
+}
+
+/*
+ * is_rlimit_overlimit() walks a task's ucounts up to the initial
+ * namespace. The level there of a namespace made by a task whose euid
+ * was root is root's count -- every root process of this machine --
+ * compared with the limit the namespace recorded at unshare(): when that
+ * limit is finite, what copy_process(), set_user() / flag_nproc_exceeded()
+ * and execve() decide cannot be known here (copy_process() exempts only a
+ * real uid of INIT_USER: capable() is never true in a child namespace).
+ */
+#define ROOT_CHAIN "the ucounts of this task's user namespace meet root's count in the " \
+	"initial namespace, which includes the machine's own processes, against the " \
+	"finite limit the namespace recorded at unshare()"
+
+static const char *decision_on_root_chain(const struct real_priv *r, const struct real_task *t,
+					  const struct npg_stmt *st)
+{
+	struct npg_proc_task pt;
+	int f = t->ns;
+
+	if (!r->ucounts || f <= 0 || t->tainted || !t->alive)
+		return NULL;
+	while (r->userns[f].parent != 0)
+		f = r->userns[f].parent;
+	if (r->userns[f].owner != 0 || r->userns[f].nproc_max == NPG_RLIM_INFINITY ||
+	    npg_proc_read_task(t->pid, t->tid, &pt) < 0)
+		return NULL;
+	switch (st->op.code) {
+	case NPG_OP_FORK:
+	case NPG_OP_THREAD:
+	case NPG_OP_VFORK:
+		return pt.uid[0] != 0 ? ROOT_CHAIN : NULL;
+	case NPG_OP_SETUID:
+	case NPG_OP_SETREUID:
+	case NPG_OP_SETRESUID:
+		return ROOT_CHAIN;
+	case NPG_OP_EXECVE:
+		return (pt.flags & NPG_PF_NPROC_EXCEEDED) && pt.uid[0] != 0 ? ROOT_CHAIN : NULL;
+	default:
+		return NULL;
+	}
+}
+
 /*
  * 5.14-5.16 set_user() tests the caller's old ucounts -- a root caller's is
  * root's, which here counts the machine's own processes -- unless the
@@ -1240,7 +1849,9 @@ static const char *decision_on_roots_count(struct real_priv *r, const struct rea
 	npg_id ruid = st->op.id[0];
 	bool capable;
 
-	if (!r->ucounts_by_euid || t->tainted || !t->alive || !t->created ||
+	/* a task of a child namespace is charged to that namespace's ucounts:
+	 * above it, decision_on_root_chain() */
+	if (!r->ucounts_by_euid || t->tainted || !t->alive || !t->created || t->ns != 0 ||
 	    npg_proc_read_task(t->pid, t->tid, &pt) < 0)
 		return NULL;
 	capable = npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) ||
@@ -1266,8 +1877,17 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 {
 	struct real_priv *r = b->priv;
 	struct real_task *t = &r->tasks[st->task];
-	const char *unknowable = r->diverged[0] ? NULL : decision_on_roots_count(r, t, st);
-	struct npg_result res = real_step_run(b, st);
+	const char *unknowable = NULL;
+	struct npg_result res;
+
+	/* which namespace's ids the step's ids are (send_cmd()), and whose counts it meets */
+	if (t->created && !t->tainted)
+		t->ns = task_ns(r, t);
+	if (!r->diverged[0])
+		unknowable = decision_on_roots_count(r, t, st);
+	if (!r->diverged[0] && !unknowable)
+		unknowable = decision_on_root_chain(r, t, st);
+	res = real_step_run(b, st);
 
 	if (collect_vfork_replies(r) < 0)
 		return broken(b, "the reply of a parent its vfork() child released");
@@ -1300,8 +1920,8 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		return unreproducible(b, t->why);
 	if (!t->alive)
 		return (struct npg_result){ .kind = NPG_R_DEAD };
-	if (st->op.code == NPG_OP_UNSHARE_USER)
-		return unreproducible(b, "user namespaces are not run on the real kernel yet");
+	if (t->ns < 0)
+		return unreproducible(b, NS_UNKNOWN);
 	/* wait_for_vfork_done(): no call until the child execs or exits (glibc's set*id waits) */
 	if (vfork_waiting(r, t))
 		return (struct npg_result){ .kind = NPG_R_SUSPENDED };
@@ -1314,6 +1934,9 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 			     st->op.code == NPG_OP_VFORK || st->op.code == NPG_OP_THREAD))
 		return unreproducible(b, "a vfork() child whose execve failed still shares its "
 				      "parent's memory: a puppet cannot create tasks there");
+	/* unshare's target is the namespace it makes */
+	if (st->op.code == NPG_OP_UNSHARE_USER)
+		return step_unshare(b, r, t, st);
 	if (st->op.target >= 0 && st->op.code != NPG_OP_FORK && st->op.code != NPG_OP_THREAD &&
 	    st->op.code != NPG_OP_VFORK) {
 		struct real_task *tt = &r->tasks[st->op.target];
@@ -1369,8 +1992,18 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		child->exit_known = true;
 		child->exit_status = m.wait_status;
 	}
-	if (m.result == NPG_R_ID)
+	if (m.result == NPG_R_ID && t->ns == 0)
 		m.value = unmap_id(r, (uint32_t)m.value);
+	/*
+	 * In a child namespace setfsuid() returns the old fs id in that
+	 * namespace's terms, as the scenario names it; an unmapped one reads
+	 * as the overflow id, which the model takes to be 65534
+	 */
+	else if (m.result == NPG_R_ID &&
+		 m.value == (st->op.code == NPG_OP_SETFSGID ? r->uns.overflowgid : r->uns.overflowuid) &&
+		 m.value != NPG_OVERFLOW_ID)
+		return unreproducible(b, "this machine's overflow id (kernel.overflowuid, "
+				      "kernel.overflowgid) is not 65534");
 	return (struct npg_result){ .kind = m.result, .value = m.value };
 }
 
@@ -1421,6 +2054,9 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 		t->ruid_seen = true;
 		t->last_ruid = pt.uid[0];
 		npg_proc_read_nproc(t->pid, &out->nproc_cur, &out->nproc_max);
+		/* check TASK userns: real_check_reproducible() refuses a namespace not made here */
+		if ((t->ns = task_ns(r, t)) > 0)
+			out->cred.userns = t->ns;
 	}
 	if (t->exit_known) {
 		if (WIFSIGNALED(t->exit_status))
@@ -1430,20 +2066,76 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 	}
 }
 
+struct count_scan {
+	struct real_priv *r;
+	bool chain;		/* per level of the ucounts chain (5.14+, namespaces made) */
+};
+
+static bool in_window(const struct real_priv *r, uint32_t id)
+{
+	return id >= r->base && id - r->base < NPG_UID_WINDOW;
+}
+
+/*
+ * One task of the machine. Since 5.14 it counts at every level of its
+ * chain (inc_rlimit_ucounts(): "for (iter = ucounts; iter; iter =
+ * iter->ns->ucounts)"): its own namespace and its key (the real uid,
+ * set_cred_ucounts()), then each namespace's parent and owner up to the
+ * initial one. Before, once, for its real uid.
+ */
+static int count_task(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ino, void *arg)
+{
+	struct count_scan *c = arg;
+	struct real_priv *r = c->r;
+	const struct npg_scenario *sc = r->sc;
+	uint32_t key = ruid;
+	int ns = 0;
+
+	if (c->chain) {
+		if (ino == 0)
+			return 0;	/* gone since its status was read */
+		ns = ns_of_ino(r, ino);
+		if (ns < 0) {
+			/* no namespace of another is owned by a uid of the window */
+			if (in_window(r, ruid) && !r->ns_unknown[0])
+				snprintf(r->ns_unknown, sizeof(r->ns_unknown), "task %d/%d of uid %u "
+					 "is in a user namespace this run did not make", (int)pid,
+					 (int)tid, ruid);
+			return 0;
+		}
+	}
+	for (;;) {
+		for (int u = 0; u < sc->nnames; u++)
+			if (!sc->names[u].group && r->count_uids[u] == key)
+				r->counts[ns * sc->nnames + u]++;
+		if (ns == 0)
+			return 0;
+		key = r->userns[ns].owner;
+		ns = r->userns[ns].parent;
+	}
+}
+
+/* a namespace not made (yet, or its unshare() failed) has no counts, as in the model */
 static long real_count(struct npg_backend *b, int ns, npg_id uid)
 {
 	struct real_priv *r = b->priv;
 	const struct npg_scenario *sc = r->sc;
+	int level = r->ucounts ? ns : 0;
 
-	(void)ns;
+	if (ns < 0 || ns > sc->nuserns || !r->userns[ns].created)
+		return 0;
 	if (!r->counts_valid) {
-		if (npg_proc_count_by_ruid(r->count_uids, sc->nnames, r->counts) < 0)
+		struct count_scan c = { r, r->ucounts && r->ns_made > 0 };
+
+		memset(r->counts, 0, (size_t)sc->nnames * (1 + (size_t)sc->nuserns) *
+		       sizeof(*r->counts));
+		if (npg_proc_for_each_ruid(c.chain, count_task, &c) < 0)
 			return -1;
 		r->counts_valid = true;
 	}
 	for (int u = 0; u < sc->nnames; u++)
 		if (!sc->names[u].group && sc->names[u].id == uid)
-			return r->counts[u];
+			return r->counts[level * sc->nnames + u];
 	return 0;
 }
 
@@ -1461,7 +2153,12 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 			snprintf(b->reason, sizeof(b->reason), "%s", r->charged_unknown);
 			return false;
 		}
-		if (st->user == 0) {
+		if (r->ns_unknown[0]) {
+			snprintf(b->reason, sizeof(b->reason), "%s", r->ns_unknown);
+			return false;
+		}
+		/* a child namespace's level has the scenario's tasks alone (5.14+) */
+		if (st->user == 0 && (st->ns == 0 || !r->ucounts)) {
 			snprintf(b->reason, sizeof(b->reason),
 				 "root's count here includes the machine's own processes");
 			return false;
@@ -1488,6 +2185,10 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 			snprintf(b->reason, sizeof(b->reason), "%s", EXIT_UNKNOWABLE);
 			return false;
 		}
+	}
+	if (st->check == NPG_CHECK_USERNS && task_ns(r, &r->tasks[st->task]) < 0) {
+		snprintf(b->reason, sizeof(b->reason), NS_UNKNOWN);
+		return false;
 	}
 	if (st->check == NPG_CHECK_NPROC && r->tasks[st->task].hard_capped) {
 		snprintf(b->reason, sizeof(b->reason), "hard RLIMIT_NPROC is capped here");
@@ -1567,6 +2268,9 @@ static void real_stop(struct npg_backend *b)
 		close(r->filler_pipe[0]);
 	if (r->exe_fd >= 0)
 		close(r->exe_fd);
+	for (int i = 1; r->userns && r->sc && i <= r->sc->nuserns; i++)
+		if (r->userns[i].nsfd >= 0)
+			close(r->userns[i].nsfd);
 	npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
 	if (r->execdir[0])
 		npg_execdir_remove(r->execdir);
@@ -1575,7 +2279,8 @@ static void real_stop(struct npg_backend *b)
 			"there %d s after the run ended\n", r->base, r->base + NPG_UID_WINDOW - 1,
 			STOP_TIMEOUT_MS / 1000);
 	npg_teardown_forget_all();
-	free(r->ids);
+	free(r->segs);
+	free(r->userns);
 	free(r->tasks);
 	free(r->touched);
 	free(r->counts);
