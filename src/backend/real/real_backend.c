@@ -827,6 +827,10 @@ static void filler_main(const struct real_priv *r, uint32_t uid, int ack)
 {
 	char c = 'k';
 
+	/* the controller's teardown handler is for the controller: a SIGTERM to
+	 * the process group would have each filler report the run interrupted */
+	signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	close(r->filler_pipe[1]);
 	npg_puppet_test_delay();
 	if (syscall(SYS_setresgid, uid, uid, uid) < 0 ||

@@ -1,0 +1,229 @@
+#!/bin/sh
+# User namespaces on the real kernel: unshare user, maps written from the
+# parent namespace, counts at every level of the ucounts chain, and what
+# this machine cannot do said unreproducible. Root only (CI runs as root).
+. "$(dirname "$0")/lib.sh"
+BASE=$((NPG_TEST_UID_BASE + 200000))	# a window of its own within this run's slot
+S="$TOP/scenarios/regression"
+
+# Tasks (threads and zombies too) with any uid in our window, from /proc:
+# a task in a user namespace shows its kernel ids here too
+in_window() {
+	cat /proc/[0-9]*/task/[0-9]*/status 2>/dev/null |
+		awk -v lo="$BASE" '/^Uid:/ { for (i = 2; i <= 5; i++) if ($i >= lo && $i < lo + 4096) n++ }
+				   END { print n + 0 }'
+}
+
+no_leftovers() {
+	n=$(in_window)
+	[ "$n" -eq 0 ] || { echo "left behind: $n tasks"; ps -eo uid,pid,stat,comm | awk -v lo="$BASE" '$1 >= lo'; return 1; }
+}
+
+# After a SIGKILL nobody but init can reap the orphans' zombies; give it time.
+no_leftovers_after_init() {
+	i=0
+	while [ "$(in_window)" -ne 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	no_leftovers
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	test_skip "real backend" "needs root: it creates processes of other users"
+	test_done
+	exit 0
+fi
+
+# Does this machine let every task make user namespaces? If not, the
+# scenarios' namespaces are unreproducible here, and only "no difference"
+# can be asserted.
+userns_open() {
+	[ -e /proc/self/ns/user ] && [ -e /proc/self/uid_map ] &&
+	[ "$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null || echo 1)" != 0 ] &&
+	[ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null || echo 1)" != 0 ] &&
+	[ "$(cat /proc/sys/kernel/apparmor_restrict_unprivileged_userns 2>/dev/null || echo 0)" != 1 ]
+}
+
+# conform_clean FILE...: 0 differences, and nothing unreproducible where namespaces are open
+conform_clean() {
+	expect_exit 0 "$NPG" conform -u $BASE "$@" || return 1
+	grep -q "^conform: $# scenarios, [0-9]* statements, 0 differences" "$TMP/stdout" || { cat "$TMP/stdout"; return 1; }
+	if userns_open; then
+		grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" || { cat "$TMP/stdout"; return 1; }
+	fi
+}
+
+# count_at FILE LINE LABEL: the kernel's count LABEL ("alice in box") after statement LINE
+count_at() {
+	jq -r --argjson l "$2" --arg k "$3" \
+		'.scenarios[0].statements[] | select(.line == $l) | .observed[].counts[$k]' "$1"
+}
+
+# value_at FILE LINE: the kernel's result or value at statement LINE
+value_at() {
+	jq -r --argjson l "$2" '.scenarios[0].statements[] | select(.line == $l) | .observed[].value' "$1"
+}
+
+test_expect "every userns scenario conforms: model and kernel agree step by step" '
+	conform_clean "$S"/userns-*.npg && no_leftovers
+'
+
+test_expect "every userns scenario holds on the running kernel" '
+	expect_exit 0 "$NPG" run --real -u $BASE "$S"/userns-*.npg &&
+	grep -q "^[0-9]* files, [0-9]* expectations: [0-9]* held, 0 failed$" "$TMP/stdout" && no_leftovers
+'
+
+test_expect "the rootless container of the lead's scenario conforms too" '
+	conform_clean "$S"/rootless-container.npg && no_leftovers
+'
+
+if userns_open; then
+test_expect "counts at each level: threads and zombies inside, the owner outside" '
+	"$NPG" run --real -u $BASE -f json "$S/userns-counts.npg" >"$TMP/c.json" &&
+	f="$TMP/c.json" &&
+	test "$(count_at $f 20 "alice in box")" = 1 && test "$(count_at $f 20 alice)" = 3 &&
+	test "$(count_at $f 30 "alice in box")" = 3 && test "$(count_at $f 30 alice)" = 5 &&
+	test "$(value_at $f 32)" = box &&
+	test "$(count_at $f 36 "alice in box")" = 1 &&
+	test "$(count_at $f 44 "dave in big")" = 1 && test "$(count_at $f 44 dave)" = 0 &&
+	test "$(count_at $f 52 "carol in big")" = 1 && test "$(count_at $f 52 carol)" = 0 &&
+	test "$(count_at $f 61 "carol in big")" = 0 && no_leftovers
+'
+
+test_expect "nested namespaces: a count at every level, and the limit a parent level recorded" '
+	"$NPG" run --real -u $BASE -f json "$S/userns-nested.npg" >"$TMP/n.json" &&
+	f="$TMP/n.json" &&
+	test "$(value_at $f 23)" = ok && test "$(count_at $f 23 "u3 in L1")" = 2 &&
+	test "$(value_at $f 36)" = EAGAIN &&
+	test "$(value_at $f 43)" = ok && test "$(count_at $f 45 "u5 in L3")" = 1 &&
+	test "$(count_at $f 45 "u5 in L2")" = 2 && test "$(count_at $f 45 "u3 in L1")" = 2 &&
+	test "$(count_at $f 45 u3)" = 0 && test "$(value_at $f 50)" = EAGAIN && no_leftovers
+'
+
+test_expect "fork inside fails at the creator's count against the limit recorded at unshare" '
+	"$NPG" run --real -u $BASE -f json "$S/userns-limit-recorded.npg" >"$TMP/l.json" &&
+	f="$TMP/l.json" &&
+	test "$(value_at $f 21)" = ok && test "$(value_at $f 20)" = "8 8" &&
+	test "$(value_at $f 24)" = EAGAIN && test "$(count_at $f 24 alice)" = 4 &&
+	test "$(count_at $f 24 "alice in box")" = 2 && test "$(value_at $f 44)" = ok && no_leftovers
+'
+else
+test_skip "counts at each level" "this machine refuses user namespaces to unprivileged tasks"
+test_skip "nested namespaces" "this machine refuses user namespaces to unprivileged tasks"
+test_skip "the limit recorded at unshare" "this machine refuses user namespaces to unprivileged tasks"
+fi
+
+# --- what cannot be done faithfully here is said, never compared ---
+
+test_expect "a map wider than the uid window is unreproducible, and what it touches" '
+	printf "%s\n" "user alice 1000" "user bob 1001" "task a uid alice" "task b uid bob" \
+		"a: unshare user sub uidmap 0 100000 65536 gidmap 0 100000 65536" "a: setuid 0" \
+		"check count alice" "b: fork c" "check count bob => 2" >"$TMP/wide.npg" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$TMP/wide.npg" &&
+	grep -q "wide.npg:5: .*unreproducible here: the map line .0 100000 65536. covers more kernel ids than the run.s uid window" "$TMP/stdout" &&
+	grep -q "wide.npg:7: .*unreproducible here: a task that could not be reproduced acts on this user" "$TMP/stdout" &&
+	grep -q "^conform: 1 scenarios, 5 statements, 0 differences, 3 unreproducible" "$TMP/stdout" && no_leftovers
+'
+
+test_expect "a nested map across a line the backend had to cut at uid 0 is unreproducible" '
+	printf "%s\n" "user root 0" "task d uid root" "d: fork c" \
+		"c: unshare user n3 uidmap 0 0 3 gidmap 0 0 3 => ok" "c: fork c2" \
+		"c2: unshare user n4 uidmap 0 0 2 gidmap 0 0 1" "c: setuid 1 => ok" >"$TMP/cut.npg" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$TMP/cut.npg" &&
+	grep -q "cut.npg:6: .*unreproducible here: the parent namespace.s uid_map was written with uid 0 apart" "$TMP/stdout" &&
+	grep -q "^conform: 1 scenarios, 5 statements, 0 differences, 1 unreproducible" "$TMP/stdout" && no_leftovers
+'
+
+test_expect "a namespace owned by root with a finite limit: its decisions meet the machine's root count, unreproducible" '
+	printf "%s\n" "user root 0" "user alice 1000" "file /usr/bin/su setuid root" \
+		"task a uid alice nproc 3 3" "a: execve /usr/bin/su => ok" \
+		"a: unshare user r uidmap 0 0 1 gidmap 0 alice 1 => ok" "a: fork x" >"$TMP/rootns.npg" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$TMP/rootns.npg" &&
+	grep -q "rootns.npg:7: .*unreproducible here: the ucounts of this task.s user namespace meet root.s count" "$TMP/stdout" &&
+	grep -q " 0 differences, 1 unreproducible" "$TMP/stdout" && no_leftovers
+'
+
+# A seccomp filter that refuses unshare(CLONE_NEWUSER) with EPERM, as a
+# container runtime's may: a refusal of the machine, not of the kernel's rules.
+cat >"$TMP/no-userns.c" <<'EOF'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWUSER, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (argc < 2 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
+		perror("no-userns");
+		return 126;
+	}
+	execvp(argv[1], argv + 1);
+	perror(argv[1]);
+	return 127;
+}
+EOF
+if ${CC:-cc} -o "$TMP/no-userns" "$TMP/no-userns.c" 2>"$TMP/cc.err"; then
+test_expect "a machine that refuses unshare(CLONE_NEWUSER) (seccomp): unreproducible with the reason, no difference" '
+	expect_exit 0 "$TMP/no-userns" "$NPG" conform -u $BASE "$S/userns-counts.npg" "$S/userns-threaded.npg" &&
+	grep -q "userns-counts.npg:20: .*unreproducible here: unshare(CLONE_NEWUSER) failed with EPERM under a seccomp filter" "$TMP/stdout" &&
+	grep -q "userns-threaded.npg:16: .*unreproducible here: unshare(CLONE_NEWUSER) failed with EPERM under a seccomp filter" "$TMP/stdout" &&
+	grep -q "^conform: 2 scenarios, [0-9]* statements, 0 differences" "$TMP/stdout" && no_leftovers
+'
+else
+test_skip "a machine that refuses unshare(CLONE_NEWUSER)" "no C compiler to make the seccomp filter"
+fi
+
+# --- teardown: tasks in namespaces go like the others, on every path ---
+
+# A long scenario whose tasks live in namespaces (rootless and root-made,
+# nested), so that the controller can be stopped in the middle of it.
+ns_scenario() {
+	printf "user root 0\nuser u 1000 procs 2\nuser v 2000\ntask d uid root\ntask s uid u\n"
+	printf "s: unshare user box uidmap 0 u 1 gidmap 0 u 1\nd: fork r\n"
+	printf "r: unshare user big uidmap 0 v 4 gidmap 0 v 4\nr: fork q\nq: setuid 2\n"
+	printf "r: fork r2\nr2: setresgid 3 3 3\nr2: setresuid 3 3 3\n"
+	printf "r2: unshare user deep uidmap 0 1 2 gidmap 0 1 2\n"
+	i=0
+	while [ $i -lt 150 ]; do
+		printf "s: fork c%d\nc%d: thread t%d\nr2: fork k%d\nq: fork j%d\nj%d: exit\n" \
+			$i $i $i $i $i $i
+		i=$((i + 1))
+	done
+}
+ns_scenario >"$TMP/ns.npg"
+
+test_expect "SIGKILL of the controller leaves no task of a namespace behind" '
+	"$NPG" run "$TMP/ns.npg" >/dev/null &&
+	{ timeout -s KILL 1 "$NPG" run --real -u $BASE "$TMP/ns.npg" >/dev/null 2>&1
+	  test $? -eq 137; } &&
+	no_leftovers_after_init
+'
+
+test_expect "SIGTERM of the controller leaves no task of a namespace behind" '
+	{ timeout -s TERM 1 "$NPG" run --real -u $BASE "$TMP/ns.npg" >"$TMP/term.out" 2>&1
+	  rc=$?; test $rc -eq 124 || { echo "exit $rc"; head -3 "$TMP/term.out"; false; }; } &&
+	grep -q "^nprocguard: interrupted by SIGTERM at .*ns.npg:[0-9]*" "$TMP/term.out" &&
+	no_leftovers
+'
+
+test_expect "to the end, with every puppet effect delayed: the window is empty after" '
+	head -n 44 "$TMP/ns.npg" >"$TMP/ns-short.npg" &&
+	NPG_PUPPET_DELAY_MS=20 expect_exit 0 "$NPG" conform -u $BASE "$TMP/ns-short.npg" &&
+	grep -q " 0 differences" "$TMP/stdout" && no_leftovers
+'
+
+test_done
