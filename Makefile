@@ -65,7 +65,8 @@ $(BUILD)/%.o: %.c
 # The BPF task iterator of `status`: CO-RE, so built once for any kernel.
 # clang's bpf target has no multiarch include path of its own.
 BPF_CLANG  ?= clang
-MULTIARCH  := $(shell $(CC) -dumpmachine)
+# (clang -dumpmachine says x86_64-pc-linux-gnu: ask gcc, whatever CC is)
+MULTIARCH  := $(shell gcc -dumpmachine)
 $(BUILD)/bpf/taskiter.bpf.o: src/tools/bpf/taskiter.bpf.c src/tools/taskiter-record.h
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -I/usr/include/$(MULTIARCH) -Isrc -c $< -o $@
