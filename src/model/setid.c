@@ -236,7 +236,10 @@ struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
 
 	if (tsk->state != NPG_TASK_RUNNING && tsk->state != NPG_TASK_ZOMBIE)
 		return fail(ESRCH);
-	if (tsk->leader != caller->leader) {
+	/* "if (current == task) return 0;": the same task, not the same
+	 * process -- another thread of the caller's is checked like anyone
+	 * (found by conform --random on 6.18) */
+	if (target != t) {
 		const struct npg_cred *c = &caller->cred, *tc = &tsk->cred;
 		bool id_match = c->uid.real == tc->uid.eff && c->uid.real == tc->uid.saved &&
 				c->uid.real == tc->uid.real && c->gid.real == tc->gid.eff &&
