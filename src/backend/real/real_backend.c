@@ -63,6 +63,7 @@ struct real_task {
 /* A user namespace a step of the scenario made (or the initial one, [0]) */
 struct real_userns {
 	bool created;
+	bool unknown;		/* its unshare was not run faithfully: what the model made is unknown */
 	int nsfd;		/* held open: its inode number cannot go to another */
 	uint64_t ino;
 	int parent, level;
@@ -1639,7 +1640,10 @@ static struct npg_result write_maps(struct npg_backend *b, struct real_priv *r,
 	if (npg_idmap_write(t->pid, t->tid, parent ? r->userns[parent].nsfd : -1, text[0], text[1],
 			    ANSWER_TIMEOUT_MS, &err, &failed, why, sizeof(why)) < 0)
 		return taint_now(b, r, t, why);
-	for (int m = 0; m < 2 && text[m][0] && failed != m; m++) {
+	/* what stands: the maps before the first that failed (none after it was tried) */
+	for (int m = 0; m < 2 && (failed < 0 || m < failed); m++) {
+		if (!text[m][0])
+			continue;
 		u->model_map[m] = m ? op->gid_map : op->uid_map;
 		u->nr_written[m] = n[m];
 		memcpy(u->written[m], lines[m], sizeof(lines[m]));
@@ -1892,6 +1896,9 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	if (!r->diverged[0] && !unknowable)
 		unknowable = decision_on_root_chain(r, t, st);
 	res = real_step_run(b, st);
+	if (st->op.code == NPG_OP_UNSHARE_USER && res.kind == NPG_R_UNREPRODUCIBLE &&
+	    !r->userns[st->op.target].created)
+		r->userns[st->op.target].unknown = true;
 
 	if (collect_vfork_replies(r) < 0)
 		return broken(b, "the reply of a parent its vfork() child released");
@@ -2159,6 +2166,12 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 		}
 		if (r->ns_unknown[0]) {
 			snprintf(b->reason, sizeof(b->reason), "%s", r->ns_unknown);
+			return false;
+		}
+		/* up to 5.13 a namespace's count is its uid's, if the model made it */
+		if (st->ns > 0 && r->userns[st->ns].unknown) {
+			snprintf(b->reason, sizeof(b->reason), "the step that makes namespace '%s' "
+				 "could not be run here", sc->userns[st->ns - 1].name);
 			return false;
 		}
 		/* a child namespace's level has the scenario's tasks alone (5.14+) */
