@@ -1850,6 +1850,17 @@ static const char *decision_on_root_chain(const struct real_priv *r, const struc
 	"which this task is charged to (its real uid changed while its effective uid was 0) " \
 	"and which includes the machine's own processes"
 
+/*
+ * And execve() of a flagged task compares the count of its ucounts,
+ * root's for a task charged to it, with no exemption (fs/exec.c, 5.14):
+ *	if ((current->flags & PF_NPROC_EXCEEDED) &&
+ *	    is_ucounts_overlimit(current_ucounts(), UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC)))
+ *		retval = -EAGAIN;
+ */
+#define ROOT_COUNT_EXECVE "5.14-5.16 execve() of a task whose flag is set compares the " \
+	"count of root's ucounts, which this task is charged to (its real uid changed while " \
+	"its effective uid was 0) and which includes the machine's own processes"
+
 static const char *decision_on_roots_count(struct real_priv *r, const struct real_task *t,
 					   const struct npg_stmt *st)
 {
@@ -1868,6 +1879,9 @@ static const char *decision_on_roots_count(struct real_priv *r, const struct rea
 	    st->op.code == NPG_OP_VFORK)
 		return t->key_known && t->key == 0 && pt.uid[0] != 0 && !capable ?
 		       ROOT_COUNT_FORK : NULL;
+	if (st->op.code == NPG_OP_EXECVE)
+		return t->key_known && t->key == 0 && (pt.flags & NPG_PF_NPROC_EXCEEDED) ?
+		       ROOT_COUNT_EXECVE : NULL;
 	if (st->op.code != NPG_OP_SETUID && st->op.code != NPG_OP_SETREUID &&
 	    st->op.code != NPG_OP_SETRESUID)
 		return NULL;
