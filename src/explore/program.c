@@ -471,8 +471,8 @@ static void symmetry_classes(struct compiler *c)
 		for (int i = 0; i < pg->ninstr; i++) {
 			const struct npg_op *op = &pg->instr[i].st.op;
 
-			if (op->code != NPG_OP_FORK && op->code != NPG_OP_THREAD && op->target >= 0 &&
-			    op->target != t)
+			if (op->code != NPG_OP_FORK && op->code != NPG_OP_THREAD &&
+			    op->code != NPG_OP_UNSHARE_USER && op->target >= 0 && op->target != t)
 				named[op->target] = true;
 		}
 	}

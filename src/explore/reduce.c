@@ -59,8 +59,10 @@ int npg_reduce_init(struct npg_reduce *r, const struct npg_cprog *cp,
 			const struct npg_instr *in = &pg->instr[i];
 			const struct npg_op *op = &in->st.op;
 
+			/* unshare's target is a namespace (and refused in programs) */
 			if (op->code != NPG_OP_FORK && op->code != NPG_OP_THREAD &&
-			    op->code != NPG_OP_VFORK && op->target >= 0 && op->target != t)
+			    op->code != NPG_OP_VFORK && op->code != NPG_OP_UNSHARE_USER &&
+			    op->target >= 0 && op->target != t)
 				r->named[op->target] = true;
 			/* a skipped guarded step does not end a run of private ones */
 			if (private_op(op, t, r->limits_visible))

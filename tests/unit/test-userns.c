@@ -193,6 +193,11 @@ static void test_unshare_failures(void)
 
 	fresh("linux-6", 4);
 	spawn(0, W, 9, 9);
+	npg_sys_vfork(&w, 0, 1);
+	tap_is(rootless(1, 1, W), 0, "a vfork() child may unshare (thread_group_empty() only)");
+
+	fresh("linux-6", 4);
+	spawn(0, W, 9, 9);
 	tap_is(err(npg_sys_unshare_user(&w, 0, 1, &zero, NULL)), EINVAL, "count 0: EINVAL");
 	fresh("linux-6", 4);
 	spawn(0, W, 9, 9);
