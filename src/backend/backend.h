@@ -47,6 +47,9 @@ struct npg_backend {
 	bool cap_bset_fixed;
 	/* model: the point release it stands for, or NULL for the policy's rules */
 	const struct npg_release *release;
+	/* model: the scenario's tasks start with no_new_privs, as they do on a
+	 * machine whose harness has it (a service under NoNewPrivileges=yes) */
+	bool tasks_no_new_privs;
 	void *priv;
 };
 
@@ -62,6 +65,7 @@ struct npg_host {
 	bool root;
 	uint64_t cap_bnd, cap_eff;	/* this process's bounding and effective sets */
 	uint64_t nproc_hard;		/* this process's hard RLIMIT_NPROC */
+	bool no_new_privs;		/* this process has it: every task it makes will */
 };
 
 int npg_host_probe(struct npg_host *h);

@@ -46,6 +46,7 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 			cred.cap_effective &= bset;
 		}
 		npg_task_spawn(&m->world, i, &cred, d->nproc_cur, d->nproc_max);
+		m->world.tasks[i].no_new_privs = b->tasks_no_new_privs;
 	}
 	return 0;
 }

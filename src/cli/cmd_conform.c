@@ -169,6 +169,7 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 
 	npg_model_backend_init(&be[0], o->policy, o->host.cap_bnd);
 	be[0].release = o->release;
+	be[0].tasks_no_new_privs = o->host.no_new_privs;
 	npg_real_backend_init(&be[1], &o->host, o->uid_base);
 	snprintf(be[0].label, sizeof(be[0].label), "model %s", o->policy->name);
 	cols[0] = (struct npg_column){ .backend = &be[0], .policy_index = npg_policy_index(o->policy) };
@@ -473,6 +474,9 @@ int npg_cmd_conform(int argc, char **argv)
 			       o.policy->name, o.release && o.release->why[0] ? " " : "",
 			       o.release ? o.release->why : "", o.host.release);
 	}
+	if (o.host.no_new_privs && o.fmt == NPG_FORMAT_TEXT && !o.quiet)
+		printf("this process runs with no_new_privs: so do the scenario's tasks, in the "
+		       "model too\n");
 	if (o.fmt == NPG_FORMAT_JSON) {
 		printf("{\n  \"kernel\": ");
 		npg_json_string(stdout, o.host.release);

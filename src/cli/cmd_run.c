@@ -158,6 +158,8 @@ static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 		npg_model_backend_init(&backends[n], npg_policies[i],
 				       opt->host_bset ? opt->host.cap_bnd : NPG_CAP_ALL);
 		backends[n].cap_bset_fixed = opt->host_bset;
+		/* --host: the machine as it is, this process's no_new_privs included */
+		backends[n].tasks_no_new_privs = opt->host_bset && opt->host.no_new_privs;
 		cols[n] = (struct npg_column){ .backend = &backends[n], .policy_index = i };
 		n++;
 	}

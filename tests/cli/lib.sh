@@ -96,3 +96,23 @@ reach_copy() {
 	mkdir -p "$TMP/reach" && chmod go+x "$TMP" && chmod 0755 "$TMP/reach" &&
 		cp "$@" "$TMP/reach/" && echo "$TMP/reach"
 }
+
+# The real backend's tests: tasks left in the uid window [$BASE, $BASE + 4096)
+# (a task in a user namespace shows its kernel ids in /proc too)
+in_window() {
+	cat /proc/[0-9]*/task/[0-9]*/status 2>/dev/null |
+		awk -v lo="$BASE" '/^Uid:/ { for (i = 2; i <= 5; i++) if ($i >= lo && $i < lo + 4096) n++ }
+				   END { print n + 0 }'
+}
+
+no_leftovers() {
+	n=$(in_window)
+	[ "$n" -eq 0 ] || { echo "left behind: $n tasks"; ps -eo uid,pid,stat,comm | awk -v lo="$BASE" '$1 >= lo'; return 1; }
+}
+
+# After a SIGKILL nobody but init can reap the orphans' zombies; give it time.
+no_leftovers_after_init() {
+	i=0
+	while [ "$(in_window)" -ne 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	no_leftovers
+}

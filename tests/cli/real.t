@@ -4,25 +4,6 @@
 BASE=$((NPG_TEST_UID_BASE + 100000))	# a window of its own within this run's slot
 S="$TOP/scenarios"
 
-# Tasks (threads and zombies too) with any uid in our window, from /proc
-in_window() {
-	cat /proc/[0-9]*/task/[0-9]*/status 2>/dev/null |
-		awk -v lo="$BASE" '/^Uid:/ { for (i = 2; i <= 5; i++) if ($i >= lo && $i < lo + 4096) n++ }
-				   END { print n + 0 }'
-}
-
-no_leftovers() {
-	n=$(in_window)
-	[ "$n" -eq 0 ] || { echo "left behind: $n tasks"; ps -eo uid,pid,stat,comm | awk -v lo="$BASE" '$1 >= lo'; return 1; }
-}
-
-# After a SIGKILL nobody but init can reap the orphans' zombies; give it time.
-no_leftovers_after_init() {
-	i=0
-	while [ "$(in_window)" -ne 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	no_leftovers
-}
-
 if [ "$(id -u)" -ne 0 ]; then
 	test_skip "real backend" "needs root: it creates processes of other users"
 	test_done
@@ -265,4 +246,14 @@ test_expect "set-id and file-capability copies run for real (mode 4755; the file
 	expect_exit 0 "$NPG" conform -u $BASE "$S"/regression/setuid-root-program-at-limit.npg &&
 	grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" && no_leftovers
 ' ; rm -rf "${D:-/nonexistent}"
+test_expect "no_new_privs: set-id and file-capability programs give nothing; a diverged euid survives exec from 6.17 on; conform agrees" '
+	expect_exit 0 "$NPG" conform -u $BASE "$S"/regression/no-new-privs.npg &&
+	grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" && no_leftovers
+'
+test_expect "a harness run with no_new_privs (setpriv --no-new-privs): every task has it, the model too; conform says so and agrees" '
+	expect_exit 0 setpriv --no-new-privs "$NPG" conform -u $BASE "$S"/regression/setuid-root-program-at-limit.npg \
+		"$S"/regression/no-new-privs.npg &&
+	grep -q "^this process runs with no_new_privs: so do the scenario.s tasks" "$TMP/stdout" &&
+	grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" && no_leftovers
+'
 test_done

@@ -38,6 +38,7 @@ int npg_host_probe(struct npg_host *h)
 	/* capabilities the model knows of; 3.0 shows a full set as all 64 bits */
 	h->cap_bnd = self.cap_bnd & NPG_CAP_ALL;
 	h->cap_eff = self.cap_eff & NPG_CAP_ALL;
+	h->no_new_privs = self.no_new_privs;
 	if (getrlimit(RLIMIT_NPROC, &lim) < 0)
 		return -1;
 	h->nproc_hard = lim.rlim_max == RLIM_INFINITY ? NPG_RLIM_INFINITY : lim.rlim_max;
