@@ -256,4 +256,19 @@ test_expect "a harness run with no_new_privs (setpriv --no-new-privs): every tas
 	grep -q "^this process runs with no_new_privs: so do the scenario.s tasks" "$TMP/stdout" &&
 	grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" && no_leftovers
 '
+# nosuid: a tmpfs mounted nosuid in the private directory, for the run only
+no_nosuid_mount() {
+	! grep " $D/nprocguard-exec" /proc/self/mountinfo
+}
+test_expect "files declared nosuid run from a nosuid mount: no set-uid, no file capabilities; conform agrees, and the mount goes, on SIGTERM too" '
+	execdir_parent &&
+	TMPDIR=$D expect_exit 0 "$NPG" conform -u $BASE "$S"/regression/nosuid-mount.npg &&
+	grep -q " 0 differences, 0 unreproducible here" "$TMP/stdout" && no_nosuid_mount &&
+	TMPDIR=$D "$NPG" run --real -u $BASE \
+		--then "cat /proc/self/mountinfo >$D/mounts; kill -TERM \$PPID" \
+		"$S"/regression/nosuid-mount.npg >"$TMP/t.out" 2>"$TMP/t.err"; rc=$?
+	test $rc -eq 143 && grep -q "interrupted by SIGTERM" "$TMP/t.err" &&
+	grep -q " $D/nprocguard-exec[^ ]*/nosuid [^ ]*nosuid.* - tmpfs " "$D/mounts" && rm "$D/mounts" &&
+	no_nosuid_mount && rmdir "$D" && no_leftovers
+' ; umount -l "${D:-/nonexistent}"/nprocguard-exec.*/nosuid 2>/dev/null; rm -rf "${D:-/nonexistent}"
 test_done

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -74,15 +75,74 @@ int npg_execdir_create(char *dir, size_t len, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * fs/namespace.c mnt_may_suid() is false on a MNT_NOSUID mount: fs/exec.c
+ * bprm_fill_uid() then ignores the set-id bits and security/commoncap.c
+ * get_file_caps() the file capabilities. A tmpfs of our own rather than a
+ * nosuid bind mount: nothing of the host's is remounted, and it holds
+ * security.* xattrs (CONFIG_TMPFS_XATTR). It is mounted where we are, in
+ * the host's mount namespace, which is the puppets' too.
+ */
+int npg_execdir_mount_nosuid(const char *dir, unsigned long long size, char *sub, size_t len,
+			     char *err, size_t errlen)
+{
+	char opts[64];
+	int e;
+
+	if ((size_t)snprintf(sub, len, "%s/" NPG_EXECDIR_NOSUID, dir) >= len) {
+		snprintf(err, errlen, "%s/" NPG_EXECDIR_NOSUID ": path too long", dir);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* remembered before mkdir() and mount(): a signal right after them must not leave it */
+	npg_teardown_remember_mount(sub);
+	if (mkdir(sub, 0755) < 0) {
+		e = errno;
+		snprintf(err, errlen, "mkdir %s: %s", sub, strerror(e));
+		npg_teardown_forget_mount();
+		errno = e;
+		return -1;
+	}
+	snprintf(opts, sizeof(opts), "size=%llu,mode=0755", size);
+	if (mount("nprocguard-nosuid", sub, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
+		e = errno;
+		snprintf(err, errlen, "mount -t tmpfs -o nosuid,nodev on %s: %s", sub, strerror(e));
+		rmdir(sub);
+		npg_teardown_forget_mount();
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * MNT_DETACH: a puppet killed but not reaped yet may still hold a file of
+ * it; the mount leaves the tree now and goes with its last user.
+ * UMOUNT_NOFOLLOW: only what is there, never what a link points to. Not a
+ * mount point (EINVAL) or no such directory (ENOENT): nothing was mounted.
+ */
+static void detach_nosuid(const char *dir)
+{
+	char sub[NPG_EXECDIR_PATH];
+
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/" NPG_EXECDIR_NOSUID, dir) >= sizeof(sub))
+		return;
+	if (umount2(sub, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
+		fprintf(stderr, "nprocguard: warning: unmounting %s: %s\n", sub, strerror(errno));
+}
+
 void npg_execdir_remove(const char *dir)
 {
-	DIR *d = opendir(dir);
+	DIR *d;
 	struct dirent *e;
 
+	detach_nosuid(dir);
+	d = opendir(dir);
 	if (d) {
 		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			    unlinkat(dirfd(d), e->d_name, 0) < 0 && errno == EISDIR)
+				unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);	/* the nosuid mount point */
 		closedir(d);
 	}
 	rmdir(dir);

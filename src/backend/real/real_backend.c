@@ -358,10 +358,13 @@ static int recv_timed(int sock, struct npg_wire_msg *m, int *fd)
 	return npg_wire_recv(sock, m, fd);
 }
 
-/* Where declared file @file (1-based) is on this machine */
+/* Where declared file @file (1-based) is on this machine: a nosuid one on the nosuid mount */
 static void file_path(const struct real_priv *r, int file, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.200s/file-%d", r->execdir, file);
+	bool nosuid = r->sc->files[file - 1].exec.nosuid;
+
+	snprintf(buf, len, "%.200s/%s%d", r->execdir, nosuid ? NPG_EXECDIR_NOSUID "/file-" : "file-",
+		 file);
 }
 
 static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_stmt *st,
@@ -429,33 +432,62 @@ fail:
 }
 
 /*
+ * The nosuid mount for the scenario's files declared `nosuid`, if it has
+ * any: room for one copy of nprocguard each. 0 if mounted or none is
+ * needed, -1 (why in @why) if this machine cannot mount one (no
+ * CAP_SYS_ADMIN, say): then those files cannot be reproduced here.
+ */
+static int mount_nosuid(struct real_priv *r, char *why, size_t len)
+{
+	char sub[NPG_EXECDIR_PATH];
+	unsigned long long n = 0;
+	struct stat st;
+
+	for (int i = 0; i < r->sc->nfiles; i++)
+		n += r->sc->files[i].exec.nosuid && !r->sc->files[i].exec.missing;
+	if (n == 0)
+		return 0;
+	if (fstat(r->exe_fd, &st) < 0) {
+		snprintf(why, len, "fstat of /proc/self/exe: %s", strerror(errno));
+		return -1;
+	}
+	return npg_execdir_mount_nosuid(r->execdir, n * (unsigned long long)st.st_size + (1u << 20),
+					sub, sizeof(sub), why, len);
+}
+
+/*
  * The private directory for the scenario's declared files: a file
  * declared missing is a name never created in it, so execve() of it
  * fails with ENOENT whatever the host has at the path the scenario says.
  */
 static int make_files(struct npg_backend *b, struct real_priv *r)
 {
+	char nosuid_why[160] = "";
+	bool nosuid_mounted;
+
 	if (r->sc->nfiles == 0)
 		return 0;
 	if (npg_execdir_create(r->execdir, sizeof(r->execdir), b->error, sizeof(b->error)) < 0)
 		return -1;
+	nosuid_mounted = mount_nosuid(r, nosuid_why, sizeof(nosuid_why)) == 0;
 	for (int i = 0; i < r->sc->nfiles; i++) {
 		const struct npg_exec_file *f = &r->sc->files[i].exec;
 		char path[NPG_EXECDIR_PATH];
 
 		if (f->missing)
 			continue;
-		if (f->nosuid) {
+		if (f->nosuid && !nosuid_mounted) {
 			snprintf(r->file_why[i], sizeof(r->file_why[i]), "'%.60s' is on a nosuid "
-				 "file system, which the backend does not mount yet",
-				 r->sc->files[i].path);
+				 "file system, and none can be mounted here (%s)",
+				 r->sc->files[i].path, nosuid_why);
 			continue;
 		}
 		file_path(r, i + 1, path, sizeof(path));
 		if (make_setid_copy(r, f, path) < 0) {
 			/*
 			 * A file system without security.* extended attributes (the
-			 * initramfs of a kernel built without them) cannot hold file
+			 * initramfs of a kernel built without them, a tmpfs without
+			 * CONFIG_TMPFS_XATTR for a nosuid file) cannot hold file
 			 * capabilities: executing this file cannot be reproduced
 			 * here, the rest of the scenario can.
 			 */

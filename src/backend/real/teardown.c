@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@ static volatile sig_atomic_t then_group;
 #define MAX_PATHS 64
 #define PATH_LEN 256
 static char dir_path[PATH_LEN];
+static char mount_path[PATH_LEN];
+static volatile sig_atomic_t have_mount;	/* set once mount_path is written, as nfiles */
 static char file_paths[MAX_PATHS][PATH_LEN];
 static volatile sig_atomic_t nfiles;
 static const char *volatile where_file;
@@ -40,6 +43,7 @@ void npg_teardown_forget_all(void)
 void npg_teardown_remember_dir(const char *dir)
 {
 	nfiles = 0;
+	have_mount = 0;
 	snprintf(dir_path, sizeof(dir_path), "%s", dir);
 }
 
@@ -54,14 +58,35 @@ void npg_teardown_remember_file(const char *path)
 void npg_teardown_forget_dir(void)
 {
 	nfiles = 0;
+	have_mount = 0;
 	dir_path[0] = '\0';
 }
 
-/* unlink() and rmdir() are async-signal-safe */
+void npg_teardown_remember_mount(const char *path)
+{
+	have_mount = 0;
+	if (snprintf(mount_path, PATH_LEN, "%s", path) < PATH_LEN)
+		have_mount = 1;
+}
+
+void npg_teardown_forget_mount(void)
+{
+	have_mount = 0;
+}
+
+/*
+ * unlink(), rmdir() and umount2() -- a plain system call -- are
+ * async-signal-safe. The processes are gone by now, but a mount still in
+ * use would only be detached, never refused (MNT_DETACH).
+ */
 static void remove_paths(void)
 {
 	for (int i = 0; i < nfiles; i++)
 		unlink(file_paths[i]);
+	if (have_mount) {
+		umount2(mount_path, MNT_DETACH | UMOUNT_NOFOLLOW);
+		rmdir(mount_path);
+	}
 	if (dir_path[0])
 		rmdir(dir_path);
 }

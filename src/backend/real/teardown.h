@@ -25,6 +25,13 @@ void npg_teardown_forget_all(void);
 void npg_teardown_remember_dir(const char *dir);
 void npg_teardown_remember_file(const char *path);
 void npg_teardown_forget_dir(void);
+/*
+ * A mount point in that directory, detached (umount2() with MNT_DETACH) and
+ * removed after its files and before the directory; one at a time,
+ * forgotten with the directory too.
+ */
+void npg_teardown_remember_mount(const char *path);
+void npg_teardown_forget_mount(void);
 
 /* A process group to SIGKILL on a fatal signal (the --then command); 0 clears. */
 void npg_teardown_set_group(pid_t pgid);
