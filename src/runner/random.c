@@ -67,7 +67,7 @@ static const char *const secbits[] = { "noroot", "noroot-locked", "no-setuid-fix
 				       "no-cap-ambient-raise", "no-cap-ambient-raise-locked" };
 /* what execve may find: declared in every scenario */
 static const char *const files[] = { "/nonexistent", "/usr/bin/passwd", "/usr/bin/su1",
-				     "/usr/bin/newgrp", "/usr/bin/ping" };
+				     "/usr/bin/newgrp", "/usr/bin/ping", "/media/usb/passwd" };
 
 /* a name, or a small number: the ids a namespace's maps make mean something */
 static const char *any_id(struct gen *g, bool allow_none)
@@ -276,7 +276,7 @@ static void step(struct gen *g)
 		break;
 	default:
 		/* a plain program, one that is not there, a set-id or file-capability one; from a thread too */
-		b = pick(&g->rng, 10);
+		b = pick(&g->rng, 11);
 		out(g, "%s: execve%s%s\n", who, b < 5 ? "" : " ", b < 5 ? "" : files[b - 5]);
 		break;
 	}
@@ -307,6 +307,8 @@ int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
 	out(&g, "file /usr/bin/newgrp setgid root\n");
 	out(&g, "file /usr/bin/ping caps %s,kill inheritable setpcap%s\n", caps[pick(&g.rng, 6)],
 	    pick(&g.rng, 2) ? " effective" : "");
+	/* the same set-uid-root program on a nosuid mount, sometimes with file capabilities */
+	out(&g, "file /media/usb/passwd setuid root%s nosuid\n", pick(&g.rng, 3) ? "" : " caps kill effective");
 	out(&g, "task %s uid root", g.t[add_task(&g, "d", false, 0, -1)].name);
 	if (pick(&g.rng, 2))
 		limit(&g);
