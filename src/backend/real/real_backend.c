@@ -1392,6 +1392,34 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 }
 
 /*
+ * Send @st to puppet @t and take its answer into @m: false, with *@res
+ * what the step yields, when there is none -- the socket closed (the task
+ * died: @dies is the one to report, its group's leader for a call that can
+ * kill the whole group) or the exchange broke.
+ */
+static bool ask(struct npg_backend *b, struct real_priv *r, struct real_task *t,
+		const struct npg_stmt *st, pid_t target, struct real_task *dies,
+		struct npg_wire_msg *m, struct npg_result *res)
+{
+	int got;
+
+	if (send_cmd(r, t, st, target, -1) < 0) {
+		*res = broken(b, "send");
+		return false;
+	}
+	got = recv_timed(t->sock, m, NULL);
+	if (got == 0) {
+		*res = died(b, r, dies);
+		return false;
+	}
+	if (got < 0 || m->kind != NPG_WIRE_RESULT) {
+		*res = broken(b, "answer");
+		return false;
+	}
+	return true;
+}
+
+/*
  * kill: the signal is delivered, and a fatal one acted on, after the
  * sender's kill() has returned. The answer is acknowledged only once the
  * target's group has exited (its pidfd polls readable after exit_notify(),
@@ -1405,15 +1433,10 @@ static struct npg_result step_kill(struct npg_backend *b, struct real_priv *r,
 	struct real_task *tt = &r->tasks[st->op.target];
 	struct real_task *leader = task_by_pid(r, t->pid);
 	struct npg_wire_msg m;
-	int got;
+	struct npg_result res;
 
-	if (send_cmd(r, t, st, target, -1) < 0)
-		return broken(b, "send");
-	got = recv_timed(t->sock, &m, NULL);
-	if (got == 0)
-		return died(b, r, leader ? leader : t);
-	if (got < 0 || m.kind != NPG_WIRE_RESULT)
-		return broken(b, "answer");
+	if (!ask(b, r, t, st, target, leader ? leader : t, &m, &res))
+		return res;
 	/* a fatal signal to its own group: the caller dies, answered or not */
 	if (m.result == NPG_R_OK && st->op.value != 0 && tt->alive && tt->pid == t->pid)
 		return died(b, r, leader ? leader : t);
@@ -1464,20 +1487,11 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 	for (int k = 0; k < n; k++) {
 		struct real_task *th = &r->tasks[order[k]];
 		struct npg_wire_msg m;
-		int got, error;
+		int error;
 
-		if (send_cmd(r, th, st, 0, -1) < 0) {
+		if (!ask(b, r, th, st, 0, leader ? leader : t, &m, &res)) {
 			free(order);
-			return broken(b, "send");
-		}
-		got = recv_timed(th->sock, &m, NULL);
-		if (got == 0) {
-			free(order);
-			return died(b, r, leader ? leader : t);
-		}
-		if (got < 0 || m.kind != NPG_WIRE_RESULT) {
-			free(order);
-			return broken(b, "answer");
+			return res;
 		}
 		res = (struct npg_result){ .kind = m.result, .value = m.value };
 		error = m.result == NPG_R_ERRNO ? (int)m.value : 0;
@@ -1813,20 +1827,16 @@ static struct npg_result step_unshare(struct npg_backend *b, struct real_priv *r
 	struct npg_proc_task before;
 	uint64_t soft, hard;
 	struct npg_wire_msg m;
-	int parent = t->ns, got;
+	struct npg_result res;
+	int parent = t->ns;
 
 	if (!r->uns.supported)
 		return unshare_not_run(b, r, t, st, r->uns.unsupported);
 	if (npg_proc_read_task(t->pid, t->tid, &before) < 0 ||
 	    npg_proc_read_nproc(t->pid, &soft, &hard) < 0)
 		return broken(b, "reading the task before unshare()");
-	if (send_cmd(r, t, st, 0, -1) < 0)
-		return broken(b, "send");
-	got = recv_timed(t->sock, &m, NULL);
-	if (got == 0)
-		return died(b, r, t);
-	if (got < 0 || m.kind != NPG_WIRE_RESULT)
-		return broken(b, "answer");
+	if (!ask(b, r, t, st, 0, t, &m, &res))
+		return res;
 	if (m.result == NPG_R_ERRNO)
 		return unshare_failed(b, r, t, st, parent, &before, (int)m.value);
 	if (m.result != NPG_R_OK)
@@ -1989,7 +1999,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	struct real_task *t = &r->tasks[st->task];
 	struct npg_wire_msg m;
 	pid_t target = 0;
-	int got;
+	struct npg_result res;
 
 	r->counts_valid = false;
 	npg_teardown_set_where(r->sc->file, st->line, NULL);
@@ -2055,13 +2065,8 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	default:
 		break;
 	}
-	if (send_cmd(r, t, st, target, -1) < 0)
-		return broken(b, "send");
-	got = recv_timed(t->sock, &m, NULL);
-	if (got == 0)
-		return died(b, r, t);
-	if (got < 0 || m.kind != NPG_WIRE_RESULT)
-		return broken(b, "answer");
+	if (!ask(b, r, t, st, target, t, &m, &res))
+		return res;
 	if (st->op.code == NPG_OP_WAIT && m.result == NPG_R_OK) {
 		struct real_task *child = &r->tasks[st->op.target];
 
