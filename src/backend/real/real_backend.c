@@ -478,7 +478,7 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 			continue;
 		if (f->nosuid && !nosuid_mounted) {
 			snprintf(r->file_why[i], sizeof(r->file_why[i]), "'%.60s' is on a nosuid "
-				 "file system, and none can be mounted here (%s)",
+				 "file system, and none can be mounted here (%.70s)",
 				 r->sc->files[i].path, nosuid_why);
 			continue;
 		}
