@@ -28,6 +28,7 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 		m->world.ambient_caps = b->release->ambient_caps;
 		m->world.no_new_privs = b->release->no_new_privs;
 		m->world.exec_id_changed = b->release->exec_id_changed;
+		m->world.cap_full_set = (NPG_CAP(b->release->cap_last_cap) << 1) - 1;
 	}
 	for (int i = 0; i < sc->nnames; i++)
 		if (!sc->names[i].group && sc->names[i].procs)

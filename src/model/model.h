@@ -59,6 +59,7 @@ struct npg_world {
 	bool ambient_caps;	/* the policy's, unless the release is before 4.3 */
 	bool no_new_privs;	/* the policy's, unless the release is before 3.5 */
 	bool exec_id_changed;	/* the policy's, unless the release decides (6.17) */
+	uint64_t cap_full_set;	/* CAP_FULL_SET: NPG_CAP_ALL, unless the release knows fewer */
 	int ntasks;
 	struct npg_task *tasks;
 	int ncounts;

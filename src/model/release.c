@@ -79,6 +79,22 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 	/* "exec: Correct the permission check for unsafe exec" (337490f0007f, 6.17):
 	 * no stable backport known */
 	r->exec_id_changed = r->major > 6 || (r->major == 6 && r->minor >= 17);
+	/*
+	 * include/uapi/linux/capability.h: CAP_CHECKPOINT_RESTORE (40) came in
+	 * 5.9, CAP_PERFMON and CAP_BPF (38, 39) in 5.8, CAP_AUDIT_READ (37) in
+	 * 3.16, CAP_BLOCK_SUSPEND (36) in 3.5; CAP_FULL_SET, what a new user
+	 * namespace gives, is every one of them up to CAP_LAST_CAP
+	 */
+	if (r->major > 5 || (r->major == 5 && r->minor >= 9))
+		r->cap_last_cap = 40;
+	else if (r->major == 5 && r->minor == 8)
+		r->cap_last_cap = 39;
+	else if (r->major > 3 || (r->major == 3 && r->minor >= 16))
+		r->cap_last_cap = 37;
+	else if (r->major == 3 && r->minor >= 5)
+		r->cap_last_cap = 36;
+	else
+		r->cap_last_cap = 35;
 	if (r->setresuid_noop_fastpath != era->setresuid_noop_fastpath)
 		snprintf(r->why, sizeof(r->why), "%s the setresuid() no-op fast path of 659c0ce1cb9e "
 			 "(%s)", r->setresuid_noop_fastpath ? "with" : "without", note);

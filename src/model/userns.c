@@ -234,7 +234,7 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 	new.keepcaps = false;
 	new.cap_inheritable = 0;
 	new.cap_ambient = 0;
-	new.cap_permitted = new.cap_effective = new.cap_bset = NPG_CAP_ALL;
+	new.cap_permitted = new.cap_effective = new.cap_bset = w->cap_full_set;
 	if (w->policy->ucounts) {
 		/* set_cred_ucounts(): alloc_ucounts(new->user_ns, key) */
 		new.charged_to = w->policy->set_cred_ucounts ?

@@ -13,6 +13,7 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	w->ambient_caps = p->ambient_caps;
 	w->no_new_privs = p->no_new_privs;
 	w->exec_id_changed = p->exec_id_changed;
+	w->cap_full_set = NPG_CAP_ALL;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));
 	if (!w->tasks)

@@ -54,6 +54,10 @@ int main(void)
 	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.no_new_privs, "3.0.8: no no_new_privs");
 	tap_ok(npg_release_parse(&r, "3.4.113", NULL) == 0 && !r.no_new_privs, "3.4: no no_new_privs");
 	tap_ok(npg_release_parse(&r, "3.5.0", NULL) == 0 && r.no_new_privs, "3.5: no_new_privs");
+	tap_ok(npg_release_parse(&r, "5.4.1", NULL) == 0 && r.cap_last_cap == 37, "5.4: CAP_AUDIT_READ last");
+	tap_ok(npg_release_parse(&r, "5.8.0", NULL) == 0 && r.cap_last_cap == 39, "5.8: CAP_BPF last");
+	tap_ok(npg_release_parse(&r, "5.10.223", NULL) == 0 && r.cap_last_cap == 40,
+	       "5.10: CAP_CHECKPOINT_RESTORE last");
 	{
 		struct npg_world w;
 
