@@ -19,11 +19,10 @@ static const struct npg_idmap *map_of(const struct npg_world *w, int ns, bool gi
 	return gid ? &w->userns[ns].gid_map : &w->userns[ns].uid_map;
 }
 
-/* map_id_range_down() of one id: NPG_ID_NONE when no extent holds it */
-static npg_id map_down(const struct npg_idmap *m, npg_id id)
+npg_id npg_idmap_down(const struct npg_idmap_extent *lines, int nr, npg_id id)
 {
-	for (int i = 0; i < m->nr; i++) {
-		const struct npg_idmap_extent *e = &m->extent[i];
+	for (int i = 0; i < nr; i++) {
+		const struct npg_idmap_extent *e = &lines[i];
 
 		if (id >= e->first && id - e->first < e->count)
 			return e->lower_first + (id - e->first);
@@ -42,10 +41,11 @@ static npg_id map_up(const struct npg_idmap *m, npg_id id)
 	return NPG_ID_NONE;
 }
 
-static bool range_mapped(const struct npg_idmap *m, const struct npg_idmap_extent *r)
+bool npg_idmap_range_mapped(const struct npg_idmap_extent *lines, int nr,
+			    const struct npg_idmap_extent *r)
 {
-	for (int i = 0; i < m->nr; i++) {
-		const struct npg_idmap_extent *e = &m->extent[i];
+	for (int i = 0; i < nr; i++) {
+		const struct npg_idmap_extent *e = &lines[i];
 
 		if (r->lower_first >= e->first && r->lower_first - e->first < e->count &&
 		    r->count <= e->count - (r->lower_first - e->first))
@@ -54,11 +54,20 @@ static bool range_mapped(const struct npg_idmap *m, const struct npg_idmap_exten
 	return false;
 }
 
+bool npg_idmap_line_invalid(const struct npg_idmap_extent *e)
+{
+	return e->first == NPG_ID_NONE || e->lower_first == NPG_ID_NONE ||
+	       (npg_id)(e->first + e->count) <= e->first ||
+	       (npg_id)(e->lower_first + e->count) <= e->lower_first;
+}
+
 /* make_kuid(): down through each namespace to the initial one (identity) */
 npg_id npg_make_kid(const struct npg_world *w, int ns, npg_id id, bool gid)
 {
 	while (ns != NPG_USERNS_INITIAL && id != NPG_ID_NONE) {
-		id = map_down(map_of(w, ns, gid), id);
+		const struct npg_idmap *m = map_of(w, ns, gid);
+
+		id = npg_idmap_down(m->extent, m->nr, id);
 		ns = w->userns[ns].parent;
 	}
 	return id;
@@ -136,13 +145,12 @@ static int map_write(struct npg_world *w, int ns, bool gid, const struct npg_idm
 {
 	struct npg_idmap out = { .nr = 0 };
 	int parent = w->userns[ns].parent;
+	const struct npg_idmap *pm = map_of(w, parent, gid);
 
 	for (int i = 0; i < in->nr; i++) {
 		const struct npg_idmap_extent *e = &in->extent[i];
 
-		if (e->first == NPG_ID_NONE || e->lower_first == NPG_ID_NONE ||
-		    (npg_id)(e->first + e->count) <= e->first ||
-		    (npg_id)(e->lower_first + e->count) <= e->lower_first)
+		if (npg_idmap_line_invalid(e))
 			return -EINVAL;
 		for (int j = 0; j < i; j++) {
 			const struct npg_idmap_extent *p = &in->extent[j];
@@ -159,7 +167,7 @@ static int map_write(struct npg_world *w, int ns, bool gid, const struct npg_idm
 		struct npg_idmap_extent e = in->extent[i];
 
 		/* map_id_range_down(): the whole range inside one extent of the parent */
-		if (parent != NPG_USERNS_INITIAL && !range_mapped(map_of(w, parent, gid), &e))
+		if (parent != NPG_USERNS_INITIAL && !npg_idmap_range_mapped(pm->extent, pm->nr, &e))
 			return -EPERM;
 		out.extent[out.nr++] = e;
 	}

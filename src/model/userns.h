@@ -42,6 +42,18 @@ struct npg_userns {
 struct npg_world;
 struct npg_task;
 
+/*
+ * The rules of one map's lines, kernel/user_namespace.c, for the model and
+ * for the real backend's map as it writes it. map_id_range_down() of one
+ * id: NPG_ID_NONE when no line holds it.
+ */
+npg_id npg_idmap_down(const struct npg_idmap_extent *lines, int nr, npg_id id);
+/* map_id_range_down() of a line's lower range: inside one line of @lines? */
+bool npg_idmap_range_mapped(const struct npg_idmap_extent *lines, int nr,
+			    const struct npg_idmap_extent *r);
+/* map_write()'s checks of one line alone (a -1 id, a range that wraps): EINVAL */
+bool npg_idmap_line_invalid(const struct npg_idmap_extent *e);
+
 /* make_kuid()/make_kgid(): NPG_ID_NONE when @id has no mapping in @ns */
 npg_id npg_make_kid(const struct npg_world *w, int ns, npg_id id, bool gid);
 /* from_kuid(): NPG_ID_NONE when @kid is not mapped into @ns */

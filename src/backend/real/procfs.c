@@ -190,37 +190,6 @@ static int for_each_task(int (*fn)(pid_t, pid_t, const char *, void *), void *ar
 	return rc < 0 ? -1 : 0;
 }
 
-struct count_arg {
-	const uint32_t *uids;
-	int n;
-	long *counts;
-};
-
-static int count_one(pid_t pid, pid_t tid, const char *status, void *arg)
-{
-	struct count_arg *a = arg;
-	const char *f = field(status, "\nUid:");
-	uint32_t ids[4] = { 0 };
-
-	(void)pid, (void)tid;
-	if (!f)
-		return 0;
-	parse_ids(f, ids);
-	for (int i = 0; i < a->n; i++)
-		if (a->uids[i] == ids[0])
-			a->counts[i]++;
-	return 0;
-}
-
-int npg_proc_count_by_ruid(const uint32_t *uids, int n, long *counts)
-{
-	struct count_arg a = { uids, n, counts };
-
-	for (int i = 0; i < n; i++)
-		counts[i] = 0;
-	return for_each_task(count_one, &a);
-}
-
 /*
  * The user namespace a task is in, by the inode number of its
  * /proc/PID/task/TID/ns/user (3.8+): the controller holds each namespace
@@ -266,6 +235,32 @@ int npg_proc_for_each_ruid(bool with_ns,
 	struct ruid_arg a = { with_ns, fn, arg };
 
 	return for_each_task(ruid_one, &a);
+}
+
+struct count_arg {
+	const uint32_t *uids;
+	int n;
+	long *counts;
+};
+
+static int count_one(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino, void *arg)
+{
+	struct count_arg *a = arg;
+
+	(void)pid, (void)tid, (void)ns_ino;
+	for (int i = 0; i < a->n; i++)
+		if (a->uids[i] == ruid)
+			a->counts[i]++;
+	return 0;
+}
+
+int npg_proc_count_by_ruid(const uint32_t *uids, int n, long *counts)
+{
+	struct count_arg a = { uids, n, counts };
+
+	for (int i = 0; i < n; i++)
+		counts[i] = 0;
+	return npg_proc_for_each_ruid(false, count_one, &a);
 }
 
 /*

@@ -1020,16 +1020,15 @@ static void touch_images(struct real_priv *r, struct id_set *ids)
 	for (int done = 0; done < ids->n; done++) {
 		npg_id id = ids->id[done];
 
-		for (int s = 0; s < sc->nstmts; s++) {
+		for (int s = 0; s < sc->nstmts && id != NPG_ID_NONE; s++) {
 			const struct npg_idmap *m = &sc->stmts[s].op.uid_map;
+			npg_id lower;
 
 			if (sc->stmts[s].kind != NPG_STMT_STEP ||
 			    sc->stmts[s].op.code != NPG_OP_UNSHARE_USER)
 				continue;
-			for (int k = 0; k < m->nr; k++)
-				if (id != NPG_ID_NONE && id >= m->extent[k].first &&
-				    id - m->extent[k].first < m->extent[k].count)
-					id_set_add(ids, m->extent[k].lower_first + (id - m->extent[k].first));
+			if ((lower = npg_idmap_down(m->extent, m->nr, id)) != NPG_ID_NONE)
+				id_set_add(ids, lower);
 		}
 	}
 	if (ids->full)
@@ -1562,39 +1561,18 @@ static struct npg_result unshare_not_run(struct npg_backend *b, struct real_priv
 					 struct real_task *t, const struct npg_stmt *st,
 					 const char *why)
 {
-	taint(t, why);
-	mark_touched(r);
+	taint_now(b, r, t, why);
 	if (!r->diverged[0])
 		snprintf(r->diverged, sizeof(r->diverged), "%.180s (line %d); the run is not "
 			 "compared after it", why, st->line);
 	return unreproducible(b, r->diverged);
 }
 
-/* map_write()'s checks of one line on their own: refused whatever the ids mean (EINVAL) */
-static bool line_invalid(const struct npg_idmap_extent *e)
-{
-	uint32_t first = e->first, lower = e->lower_first, count = e->count;
-
-	return first == UINT32_MAX || lower == UINT32_MAX || (uint32_t)(first + count) <= first ||
-	       (uint32_t)(lower + count) <= lower;
-}
-
-/* map_id_range_down(): is the range lower..lower+count-1 inside one line of @m? */
-static bool range_mapped(const struct npg_idmap_extent *m, int nr, const struct npg_idmap_extent *e)
-{
-	uint64_t lo = e->lower_first, hi = lo + e->count - 1;
-
-	for (int i = 0; i < nr; i++)
-		if (lo >= m[i].first && hi <= (uint64_t)m[i].first + m[i].count - 1)
-			return true;
-	return false;
-}
-
 /*
  * A first-level namespace: its lower ids are kernel ids, moved into the
  * window like every kernel id of the scenario. Uid 0 stays 0, so a line
  * from 0 is written as two; a line the kernel refuses on its own
- * (line_invalid()) goes as it is, to be refused for the same reason.
+ * (npg_idmap_line_invalid()) goes as it is, to be refused for the same reason.
  */
 static bool first_level_lines(const struct real_priv *r, const struct npg_idmap *m,
 			      struct npg_idmap_extent *out, int *n, char *why, size_t len)
@@ -1608,7 +1586,7 @@ static bool first_level_lines(const struct real_priv *r, const struct npg_idmap 
 		uint64_t hi = (uint64_t)e.lower_first + e.count - 1;
 		const struct id_seg *s;
 
-		if (line_invalid(&e)) {
+		if (npg_idmap_line_invalid(&e)) {
 			out[(*n)++] = e;
 			invalid = true;
 			continue;
@@ -1652,11 +1630,12 @@ static bool nested_lines(const struct real_priv *r, int parent, bool gid,
 	*n = m->nr;
 	memcpy(out, m->extent, sizeof(*out) * (size_t)m->nr);
 	for (int i = 0; i < m->nr; i++)
-		if (line_invalid(&m->extent[i]))
+		if (npg_idmap_line_invalid(&m->extent[i]))
 			return true;	/* EINVAL before any range is looked up */
 	for (int i = 0; i < m->nr; i++) {
-		model_ok &= range_mapped(p->model_map[gid].extent, p->model_map[gid].nr, &m->extent[i]);
-		kernel_ok &= range_mapped(p->written[gid], p->nr_written[gid], &m->extent[i]);
+		model_ok &= npg_idmap_range_mapped(p->model_map[gid].extent, p->model_map[gid].nr,
+						   &m->extent[i]);
+		kernel_ok &= npg_idmap_range_mapped(p->written[gid], p->nr_written[gid], &m->extent[i]);
 	}
 	if (model_ok != kernel_ok) {
 		snprintf(why, len, "the parent namespace's %s was written with uid 0 apart, and "
