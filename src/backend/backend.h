@@ -50,6 +50,14 @@ struct npg_backend {
 	/* model: the scenario's tasks start with no_new_privs, as they do on a
 	 * machine whose harness has it (a service under NoNewPrivileges=yes) */
 	bool tasks_no_new_privs;
+	/* model: Yama's kernel.yama.ptrace_scope (-1: no Yama) that stands even
+	 * when the scenario declares 'yama' (run --host, conform: the running
+	 * machine's) */
+	bool yama_fixed;
+	int yama_scope;
+	/* model: fs.suid_dumpable (0, the kernel's default, unless run --host
+	 * or conform take the running machine's) */
+	int suid_dumpable;
 	void *priv;
 };
 
@@ -66,6 +74,8 @@ struct npg_host {
 	uint64_t cap_bnd, cap_eff;	/* this process's bounding and effective sets */
 	uint64_t nproc_hard;		/* this process's hard RLIMIT_NPROC */
 	bool no_new_privs;		/* this process has it: every task it makes will */
+	int yama_scope;			/* kernel.yama.ptrace_scope, -1 without Yama */
+	int suid_dumpable;		/* fs.suid_dumpable */
 };
 
 int npg_host_probe(struct npg_host *h);

@@ -29,7 +29,11 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 		m->world.no_new_privs = b->release->no_new_privs;
 		m->world.exec_id_changed = b->release->exec_id_changed;
 		m->world.cap_full_set = (NPG_CAP(b->release->cap_last_cap) << 1) - 1;
+		m->world.ptrace_user_ns_rules = b->release->ptrace_user_ns_rules;
 	}
+	/* the machine's Yama and fs.suid_dumpable, or the scenario's Yama */
+	m->world.yama_scope = b->yama_fixed ? b->yama_scope : sc->yama_scope;
+	m->world.suid_dumpable = b->suid_dumpable;
 	for (int i = 0; i < sc->nnames; i++)
 		if (!sc->names[i].group && sc->names[i].procs)
 			npg_count_add(&m->world, sc->names[i].id, sc->names[i].procs);
@@ -151,6 +155,13 @@ static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
 		return npg_sys_no_new_privs(w, t, op->value);
 	case NPG_OP_UNSHARE_USER:
 		return npg_sys_unshare_user(w, t, op->target, &op->uid_map, &op->gid_map);
+	case NPG_OP_PTRACE:
+		return op->value == NPG_PTRACE_DETACH ? npg_sys_ptrace_detach(w, t, op->target)
+						      : npg_sys_ptrace_seize(w, t, op->target);
+	case NPG_OP_DUMPABLE:
+		return npg_sys_dumpable(w, t, op->value);
+	case NPG_OP_PTRACER:
+		return npg_sys_ptracer(w, t, op->value, op->target);
 	}
 	return (struct npg_result){ .kind = NPG_R_ERRNO, .value = ENOSYS };
 }
@@ -160,6 +171,8 @@ static void model_view(struct npg_backend *b, int task, struct npg_task *out)
 	const struct npg_world *w = &((struct model_priv *)b->priv)->world;
 
 	*out = w->tasks[task];
+	/* the link as /proc's TracerPid shows it */
+	out->tracer = npg_tracer_of(w, task) + 1;
 	/* limits live in the thread group's signal_struct */
 	out->nproc_cur = w->tasks[out->leader].nproc_cur;
 	out->nproc_max = w->tasks[out->leader].nproc_max;

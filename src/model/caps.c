@@ -43,7 +43,7 @@ void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool f
  * fs/exec.c, bprm_fill_uid() then security/commoncap.c,
  * cap_bprm_creds_from_file() (6.x; cap_bprm_set_creds() before 5.8, the
  * ambient set since 4.3), for a file system that honours set-id bits,
- * without no_new_privs, ptrace or a shared fs_struct (bprm->unsafe = 0):
+ * without no_new_privs, a tracer or a shared fs_struct (bprm->unsafe = 0):
  *
  *   bprm_fill_uid(): S_ISUID sets the euid to the owner; S_ISGID with
  *     S_IXGRP sets the egid to the group.
@@ -115,14 +115,28 @@ int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f,
 	else
 		is_setid = new->uid.eff != old.uid.real || new->gid.eff != old.gid.real;
 	/*
-	 * "if NO_NEW_PRIVS, then ensure we get no new privs": a set-id change
-	 * (euid' != uid: a task whose euid already differs from its real uid
-	 * counts too) or a gain of permitted capabilities puts the effective
-	 * ids back to the real ones and keeps pP' within pP
+	 * "Don't let someone trace a set[ug]id/setpcap binary with the revised
+	 * credentials unless they have the appropriate permit. In addition,
+	 * if NO_NEW_PRIVS, then ensure we get no new privs":
+	 *	if ((is_setid || __cap_gained(permitted, new, old)) &&
+	 *	    ((bprm->unsafe & ~LSM_UNSAFE_PTRACE) ||
+	 *	     !ptracer_capable(current, new->user_ns))) {
+	 *		if (!ns_capable(new->user_ns, CAP_SETUID) ||
+	 *		    (bprm->unsafe & LSM_UNSAFE_NO_NEW_PRIVS)) {
+	 *			new->euid = new->uid; new->egid = new->gid;
+	 *		}
+	 *		new->cap_permitted = cap_intersect(new->cap_permitted,
+	 *						   old->cap_permitted);
+	 *	}
+	 * A set-id change counts even from a task whose euid already differs
+	 * from its real uid (euid' != uid). The same test, with
+	 * LSM_UNSAFE_PTRACE_CAP for a capable tracer, since 2.6.29.
 	 */
-	if (nnp && (is_setid || (new->cap_permitted & ~old.cap_permitted))) {
-		new->uid.eff = new->uid.real;
-		new->gid.eff = new->gid.real;
+	if ((nnp || bprm->ptrace) && (is_setid || (new->cap_permitted & ~old.cap_permitted))) {
+		if (!bprm->cap_setuid || nnp) {
+			new->uid.eff = new->uid.real;
+			new->gid.eff = new->gid.real;
+		}
 		new->cap_permitted &= old.cap_permitted;
 	}
 	if (has_fcap || is_setid)

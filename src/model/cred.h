@@ -14,7 +14,7 @@ enum {
 	NPG_CAP_CHOWN = 0, NPG_CAP_DAC_OVERRIDE = 1, NPG_CAP_DAC_READ_SEARCH = 2,
 	NPG_CAP_FOWNER = 3, NPG_CAP_FSETID = 4, NPG_CAP_KILL = 5, NPG_CAP_SETGID = 6,
 	NPG_CAP_SETUID = 7, NPG_CAP_SETPCAP = 8, NPG_CAP_LINUX_IMMUTABLE = 9,
-	NPG_CAP_SYS_ADMIN = 21, NPG_CAP_SYS_RESOURCE = 24, NPG_CAP_MKNOD = 27,
+	NPG_CAP_SYS_PTRACE = 19, NPG_CAP_SYS_ADMIN = 21, NPG_CAP_SYS_RESOURCE = 24, NPG_CAP_MKNOD = 27,
 	NPG_CAP_MAC_OVERRIDE = 32, NPG_CAP_LAST = 40,
 };
 #define NPG_CAP(n) ((uint64_t)1 << (n))
@@ -89,6 +89,11 @@ struct npg_bprm {
 	npg_id root_uid;	/* the kernel uid of uid 0 in the task's namespace */
 	bool setid_mapped;	/* the file's owner and group are mapped there */
 	bool no_new_privs;	/* LSM_UNSAFE_NO_NEW_PRIVS */
+	/* LSM_UNSAFE_PTRACE, and no ptracer_capable() to excuse it */
+	bool ptrace;
+	/* ns_capable(new->user_ns, CAP_SETUID) of the caller: a traced
+	 * caller that holds it keeps the new effective ids */
+	bool cap_setuid;
 	/* 337490f0007f (6.17): "id_changed" (euid' != euid, egid' not among
 	 * the caller's groups) where older kernels test "is_setid" (euid' !=
 	 * uid, egid' != gid) */

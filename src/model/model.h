@@ -44,6 +44,26 @@ struct npg_task {
 	/* PFA_NO_NEW_PRIVS: set by prctl(PR_SET_NO_NEW_PRIVS), kept by fork and
 	 * execve, never cleared */
 	bool no_new_privs;
+	/*
+	 * ptrace: 1 + the index of the task that attached (ptrace links
+	 * tasks, not processes), 0 for none; see npg_tracer_of(). At attach,
+	 * PT_PTRACE_CAP (before 4.10) or the tracer's credentials,
+	 * ptracer_cred (4.10+, 64b875f7ac8a), decide what execve() may gain.
+	 */
+	int tracer;
+	bool ptrace_cap;
+	struct npg_cred ptracer_cred;
+	/*
+	 * The mm's: shared by the threads of a process and by a vfork() child
+	 * until it execs, kept equal on each (npg_set_dumpable()).
+	 * SUID_DUMP_DISABLE 0, SUID_DUMP_USER 1, SUID_DUMP_ROOT 2; mm->user_ns
+	 * (4.10+): the caller's namespace at the execve that made the mm.
+	 */
+	int dumpable;
+	int mm_userns;
+	/* Yama's PR_SET_PTRACER on a leader: 0 none, -1 any, 1 + index of the
+	 * task named (the exception ends when that task is released) */
+	int yama_ptracer;
 };
 
 struct npg_count {
@@ -60,6 +80,10 @@ struct npg_world {
 	bool no_new_privs;	/* the policy's, unless the release is before 3.5 */
 	bool exec_id_changed;	/* the policy's, unless the release decides (6.17) */
 	uint64_t cap_full_set;	/* CAP_FULL_SET: NPG_CAP_ALL, unless the release knows fewer */
+	/* ptracer_cred and mm->user_ns (4.10): the policy's unless the release is older */
+	bool ptrace_user_ns_rules;
+	int yama_scope;		/* kernel.yama.ptrace_scope; -1: no Yama */
+	int suid_dumpable;	/* fs.suid_dumpable: 0 unless the machine says otherwise */
 	int ntasks;
 	struct npg_task *tasks;
 	int ncounts;
@@ -182,6 +206,30 @@ bool npg_kill_ok_by_cred(const struct npg_world *w, const struct npg_task *cur,
 struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 				       const struct npg_idmap *uid_map,
 				       const struct npg_idmap *gid_map);
+
+/* ptrace (ptrace.c) */
+/* prctl(PR_SET_PTRACER)'s argument: 0, PR_SET_PTRACER_ANY, or a task's pid */
+enum npg_ptracer { NPG_PTRACER_NONE = 0, NPG_PTRACER_ANY = 1, NPG_PTRACER_TASK = 2 };
+/* ptrace(PTRACE_SEIZE, @target) by @t: 0, EPERM or ESRCH */
+struct npg_result npg_sys_ptrace_seize(struct npg_world *w, int t, int target);
+/* Let go of a running tracee (PTRACE_INTERRUPT, wait, PTRACE_DETACH): 0 or ESRCH */
+struct npg_result npg_sys_ptrace_detach(struct npg_world *w, int t, int target);
+/* prctl(PR_SET_DUMPABLE, @value) */
+struct npg_result npg_sys_dumpable(struct npg_world *w, int t, int value);
+/* prctl(PR_SET_PTRACER, ...): @how an npg_ptracer, @target for NPG_PTRACER_TASK */
+struct npg_result npg_sys_ptracer(struct npg_world *w, int t, int how, int target);
+/* The task tracing @t as /proc shows it (TracerPid), or -1 */
+int npg_tracer_of(const struct npg_world *w, int t);
+/* LSM_UNSAFE_PTRACE for an execve() by @t whose new credentials are in
+ * namespace @ns: traced by a tracer without CAP_SYS_PTRACE over it */
+bool npg_ptrace_unsafe(const struct npg_world *w, int t, int ns);
+/* set_dumpable() on @t's mm: every task sharing it */
+void npg_set_dumpable(struct npg_world *w, int t, int value);
+/* commit_creds(): "dumpability changes" when @new differs from @old */
+void npg_commit_creds_dumpable(struct npg_world *w, int t, const struct npg_cred *old,
+			       const struct npg_cred *new);
+/* The dumpability of a task declared with credentials @c: after its execve() */
+int npg_exec_dumpable(const struct npg_world *w, const struct npg_cred *c);
 
 /* execve() of @f; NULL is a plain program (no set-id bit, no file capabilities) */
 struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct npg_exec_file *f);

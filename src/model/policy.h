@@ -31,6 +31,13 @@ struct npg_policy {
 	/* cap_bprm_creds_from_file() tests "id_changed" (337490f0007f, 6.17) */
 	bool exec_id_changed;
 	/*
+	 * ptrace keeps the tracer's credentials (ptracer_cred, 64b875f7ac8a)
+	 * and asks CAP_SYS_PTRACE over mm->user_ns for a non-dumpable task
+	 * (bfedb589252c), both 4.10; before, PT_PTRACE_CAP and the tracee's
+	 * cred->user_ns
+	 */
+	bool ptrace_user_ns_rules;
+	/*
 	 * RLIMIT_NPROC lives in ucounts (21d1c5e386bc, 5.14): one count per
 	 * (user namespace, uid), checked up the chain of namespaces; before,
 	 * one count per kernel uid (user_struct) across all namespaces.

@@ -31,6 +31,12 @@ struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool threa
 	c->state = NPG_TASK_RUNNING;
 	c->exit_code = c->exit_signal = 0;
 	c->vforked_by = 0;
+	/* a child is not traced (no PTRACE_O_TRACE* option is set) and names
+	 * no tracer; it shares (thread, vfork) or copies (fork: dup_mm())
+	 * its parent's dumpability */
+	c->tracer = 0;
+	c->ptrace_cap = false;
+	c->yama_ptracer = 0;
 	if (thread) {
 		c->leader = parent->leader;
 		c->parent = parent->parent;
@@ -205,18 +211,25 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		return result(NPG_R_ERRNO, -err);
 	if (f && f->missing)
 		return result(NPG_R_ERRNO, ENOENT);
-	/* begin_new_exec(): bprm_creds_from_file() comes before de_thread() */
+	/* begin_new_exec(): bprm_creds_from_file() comes before de_thread();
+	 * bprm->unsafe was set by check_unsafe_exec() before either */
 	new = task->cred;
 	err = npg_cap_bprm_creds(&new, f, &(struct npg_bprm){
 		.root_uid = npg_ns_root_uid(w, new.userns),
 		.setid_mapped = !f || (npg_from_kid(w, new.userns, f->uid, false) != NPG_ID_NONE &&
 				       npg_from_kid(w, new.userns, f->gid, true) != NPG_ID_NONE),
 		.no_new_privs = task->no_new_privs,
+		.ptrace = npg_ptrace_unsafe(w, t, new.userns),
+		.cap_setuid = npg_capable_own_ns(task, NPG_CAP_SETUID),
 		.id_changed_rule = w->exec_id_changed });
 	if (err)
 		return result(NPG_R_ERRNO, -err);
 	de_thread(w, t);
 	task->vforked_by = 0;	/* exec_mmap() -> mm_release() -> complete_vfork_done() */
+	/* a new mm: mm_alloc() -> mm_init(mm, current, current_user_ns()) */
+	task->mm_userns = task->cred.userns;
+	task->dumpable = npg_exec_dumpable(w, &task->cred);
+	npg_commit_creds_dumpable(w, t, &task->cred, &new);
 	task->cred = new;
 	return result(NPG_R_OK, 0);
 }

@@ -79,6 +79,9 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 	/* "exec: Correct the permission check for unsafe exec" (337490f0007f, 6.17):
 	 * no stable backport known */
 	r->exec_id_changed = r->major > 6 || (r->major == 6 && r->minor >= 17);
+	/* ptracer_cred and mm->user_ns in 4.10 (64b875f7ac8a, bfedb589252c) */
+	r->ptrace_user_ns_rules = era->ptrace_user_ns_rules &&
+				  (r->major > 4 || (r->major == 4 && r->minor >= 10));
 	/*
 	 * include/uapi/linux/capability.h: CAP_CHECKPOINT_RESTORE (40) came in
 	 * 5.9, CAP_PERFMON and CAP_BPF (38, 39) in 5.8, CAP_AUDIT_READ (37) in

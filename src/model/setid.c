@@ -68,6 +68,7 @@ static struct npg_result commit_setid(struct npg_world *w, int t, bool gid,
 	bool user_changed = new->uid.real != cur->cred.uid.real;
 
 	if (gid) {
+		npg_commit_creds_dumpable(w, t, &cur->cred, new);
 		cur->cred = *new;
 		return ok();
 	}
@@ -91,6 +92,7 @@ static struct npg_result commit_setid(struct npg_world *w, int t, bool gid,
 		npg_charge(w, new, 1);
 		npg_charge(w, &cur->cred, -1);
 	}
+	npg_commit_creds_dumpable(w, t, &cur->cred, new);
 	cur->cred = *new;
 	return ok();
 }

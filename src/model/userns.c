@@ -98,9 +98,8 @@ npg_id npg_from_kid_munged(const struct npg_world *w, int ns, npg_id kid, bool g
  * namespace just below its own on the way, or the capability in its own
  * namespace; never in an ancestor.
  */
-bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int target, int cap)
+bool npg_cred_ns_capable(const struct npg_world *w, const struct npg_cred *c, int target, int cap)
 {
-	const struct npg_cred *c = &t->cred;
 	int ns = target;
 
 	for (;;) {
@@ -113,6 +112,11 @@ bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int tar
 			return true;
 		ns = w->userns[ns].parent;
 	}
+}
+
+bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int target, int cap)
+{
+	return npg_cred_ns_capable(w, &t->cred, target, cap);
 }
 
 /*
@@ -250,6 +254,9 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 		npg_charge(w, &new, 1);
 		npg_charge(w, &task->cred, -1);
 	}
+	/* cred_cap_issubset(): the full set of a namespace the euid owns is
+	 * no gain, so unshare() keeps the mm dumpable (mm->user_ns stays) */
+	npg_commit_creds_dumpable(w, t, &task->cred, &new);
 	task->cred = new;
 
 	/* then the harness writes the maps: uid_map first */

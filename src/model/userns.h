@@ -68,5 +68,8 @@ static inline npg_id npg_ns_root_uid(const struct npg_world *w, int ns)
 
 /* security/commoncap.c, cap_capable(): @t's credentials against @target_ns */
 bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int target_ns, int cap);
+/* the same for credentials that are no task's own (ptracer_cred) */
+bool npg_cred_ns_capable(const struct npg_world *w, const struct npg_cred *c, int target_ns,
+			 int cap);
 
 #endif

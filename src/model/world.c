@@ -14,6 +14,8 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	w->no_new_privs = p->no_new_privs;
 	w->exec_id_changed = p->exec_id_changed;
 	w->cap_full_set = NPG_CAP_ALL;
+	w->ptrace_user_ns_rules = p->ptrace_user_ns_rules;
+	w->yama_scope = -1;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));
 	if (!w->tasks)
@@ -179,5 +181,7 @@ void npg_task_spawn(struct npg_world *w, int idx, const struct npg_cred *cred,
 	t->parent = NPG_HARNESS;
 	t->nproc_cur = nproc_cur;
 	t->nproc_max = nproc_max;
+	t->mm_userns = cred->userns;
+	t->dumpable = npg_exec_dumpable(w, cred);
 	npg_charge(w, &t->cred, 1);
 }

@@ -453,6 +453,40 @@ static void parse_bounding(struct parser *p)
 	p->sc->bounding = caps;
 }
 
+/*
+ * yama ptrace_scope N: the machine has Yama (3.4+) with
+ * kernel.yama.ptrace_scope N, 0 (classic) to 3 (no attach); without the
+ * declaration it has no Yama, and PR_SET_PTRACER is EINVAL
+ */
+static void parse_yama(struct parser *p)
+{
+	uint64_t v;
+
+	if (p->sc->nstmts > 0 || p->sc->ntasks > 0) {
+		error_at(p, p->tok[0].col, "declare 'yama' before the tasks and steps");
+		return;
+	}
+	if (p->sc->yama_scope >= 0) {
+		error_at(p, p->tok[0].col, "yama given twice");
+		return;
+	}
+	if (!expect_word(p, 1, "'ptrace_scope'"))
+		return;
+	if (!tok_is(&p->tok[1], "ptrace_scope")) {
+		error_at(p, p->tok[1].col, "expected 'ptrace_scope'");
+		return;
+	}
+	if (!expect_word(p, 2, "0, 1, 2 or 3"))
+		return;
+	if (!tok_u64(&p->tok[2], &v) || v > 3) {
+		error_at(p, p->tok[2].col, "ptrace_scope is 0, 1, 2 or 3");
+		return;
+	}
+	if (!expect_end(p, 3, p->ntok))
+		return;
+	p->sc->yama_scope = (int)v;
+}
+
 static int find_file(const struct npg_scenario *sc, const struct npg_token *t)
 {
 	for (int i = 0; i < sc->nfiles; i++)
@@ -890,6 +924,26 @@ static bool parse_check_value(struct parser *p, const struct npg_stmt *st, int f
 		}
 		snprintf(buf, len, "%.*s", (int)p->tok[from].len, p->tok[from].start);
 		return true;
+	case NPG_CHECK_TRACER:
+		if (!value_words(p, from, to, 1, "'none' or a task name"))
+			return false;
+		if (!tok_is(&p->tok[from], "none") && find_task(p->sc, &p->tok[from]) < 0) {
+			error_at(p, p->tok[from].col, "unknown task '%.*s%s'",
+				 TOKLEN(p->tok[from].len), p->tok[from].start, TOKCUT(p->tok[from].len));
+			return false;
+		}
+		snprintf(buf, len, "%.*s", (int)p->tok[from].len, p->tok[from].start);
+		return true;
+	case NPG_CHECK_DUMPABLE:
+		/* SUID_DUMP_DISABLE 0, SUID_DUMP_USER 1, SUID_DUMP_ROOT 2 */
+		if (!value_words(p, from, to, 1, "0, 1 or 2"))
+			return false;
+		if (!tok_u64(&p->tok[from], &v) || v > 2) {
+			error_at(p, p->tok[from].col, "dumpable is 0, 1 or 2");
+			return false;
+		}
+		snprintf(buf, len, "%" PRIu64, v);
+		return true;
 	}
 	return false;
 }
@@ -1070,6 +1124,7 @@ static const struct op_spec op_specs[] = {
 	{ "execve", NPG_OP_EXECVE, 0, false, false },
 	{ "kill", NPG_OP_KILL, 0, false, false },
 	{ "unshare", NPG_OP_UNSHARE_USER, 0, false, false },
+	{ "ptrace", NPG_OP_PTRACE, 0, false, false },
 	{ NULL, 0, 0, false, false },
 };
 
@@ -1231,6 +1286,23 @@ static bool parse_unshare(struct parser *p, struct npg_stmt *st, int i, int end)
 	return true;
 }
 
+/* prctl ptracer TASK | any | none: Yama's PR_SET_PTRACER */
+static bool parse_ptracer(struct parser *p, struct npg_op *op, int i, int end)
+{
+	op->code = NPG_OP_PTRACER;
+	if (!expect_word(p, i, "a task name, 'any' or 'none'"))
+		return false;
+	if (tok_is(&p->tok[i], "any"))
+		op->value = NPG_PTRACER_ANY;
+	else if (tok_is(&p->tok[i], "none"))
+		op->value = NPG_PTRACER_NONE;
+	else if (task_ref(p, i, &op->target))
+		op->value = NPG_PTRACER_TASK;
+	else
+		return false;
+	return expect_end(p, i + 1, end);
+}
+
 /* The operation's arguments, tokens [i, end) */
 static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec *spec, int i,
 		     int end)
@@ -1290,23 +1362,40 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 			return false;
 		return expect_end(p, i + 3, end);
 	case NPG_OP_KEEPCAPS:
-		/* prctl no_new_privs 1: PR_SET_NO_NEW_PRIVS (0 is EINVAL, as the kernel says) */
+		/* prctl no_new_privs 1: PR_SET_NO_NEW_PRIVS (0 is EINVAL, as the
+		 * kernel says); prctl dumpable 0|1 (2 is EINVAL) */
+		if (i < end && tok_is(&p->tok[i], "ptracer"))
+			return parse_ptracer(p, op, i + 1, end);
 		if (i < end && tok_is(&p->tok[i], "no_new_privs"))
 			op->code = NPG_OP_NO_NEW_PRIVS;
+		else if (i < end && tok_is(&p->tok[i], "dumpable"))
+			op->code = NPG_OP_DUMPABLE;
 		else if (!expect_word(p, i, "'keepcaps'") || !tok_is(&p->tok[i], "keepcaps")) {
 			if (i < end)
-				error_at(p, p->tok[i].col,
-					 "only 'prctl keepcaps 0|1' and 'prctl no_new_privs 0|1' are modelled");
+				error_at(p, p->tok[i].col, "only 'prctl keepcaps 0|1', 'prctl "
+					 "no_new_privs 0|1', 'prctl dumpable 0|1|2' and 'prctl ptracer "
+					 "TASK|any|none' are modelled");
 			return false;
 		}
-		if (!expect_word(p, i + 1, "0 or 1"))
+		if (!expect_word(p, i + 1, op->code == NPG_OP_DUMPABLE ? "0, 1 or 2" : "0 or 1"))
 			return false;
-		if (!tok_u64(&p->tok[i + 1], &v) || v > 1) {
-			error_at(p, p->tok[i + 1].col, "expected 0 or 1");
+		if (!tok_u64(&p->tok[i + 1], &v) || v > (op->code == NPG_OP_DUMPABLE ? 2u : 1u)) {
+			error_at(p, p->tok[i + 1].col, op->code == NPG_OP_DUMPABLE ?
+				 "expected 0, 1 or 2" : "expected 0 or 1");
 			return false;
 		}
 		op->value = (int)v;
 		return expect_end(p, i + 2, end);
+	case NPG_OP_PTRACE:
+		/* ptrace TASK (PTRACE_SEIZE) | ptrace detach TASK */
+		op->value = NPG_PTRACE_SEIZE;
+		if (i < end && tok_is(&p->tok[i], "detach")) {
+			op->value = NPG_PTRACE_DETACH;
+			i++;
+		}
+		if (!expect_word(p, i, "a task name") || !task_ref(p, i, &op->target))
+			return false;
+		return expect_end(p, i + 1, end);
 	case NPG_OP_CAPSET: {
 		static const char *const modes[] = { [NPG_CAPSET_DROP] = "drop", [NPG_CAPSET_KEEP] = "keep",
 						     [NPG_CAPSET_RAISE] = "raise", [NPG_CAPSET_LOWER] = "lower",
@@ -1545,7 +1634,8 @@ static const struct {
 	{ "euid", NPG_CHECK_EUID }, { "suid", NPG_CHECK_SUID }, { "fsuid", NPG_CHECK_FSUID },
 	{ "flag", NPG_CHECK_FLAG }, { "state", NPG_CHECK_STATE }, { "exit", NPG_CHECK_EXIT },
 	{ "cap", NPG_CHECK_CAP }, { "nproc", NPG_CHECK_NPROC }, { "userns", NPG_CHECK_USERNS },
-	{ "no_new_privs", NPG_CHECK_NO_NEW_PRIVS },
+	{ "no_new_privs", NPG_CHECK_NO_NEW_PRIVS }, { "tracer", NPG_CHECK_TRACER },
+	{ "dumpable", NPG_CHECK_DUMPABLE },
 	{ NULL, 0 },
 };
 
@@ -1587,7 +1677,7 @@ static void parse_check(struct parser *p)
 			;
 		if (!check_props[k].name) {
 			error_at(p, p->tok[2].col,
-				 "unknown property '%.*s%s' (uids gids ruid euid suid fsuid flag state exit cap nproc userns no_new_privs)",
+				 "unknown property '%.*s%s' (uids gids ruid euid suid fsuid flag state exit cap nproc userns no_new_privs tracer dumpable)",
 				 TOKLEN(p->tok[2].len), p->tok[2].start, TOKCUT(p->tok[2].len));
 			goto bad;
 		}
@@ -1640,6 +1730,8 @@ static void parse_line(struct parser *p)
 		parse_policies(p);
 	} else if (tok_is(t0, "bounding")) {
 		parse_bounding(p);
+	} else if (tok_is(t0, "yama")) {
+		parse_yama(p);
 	} else if (tok_is(t0, "file")) {
 		parse_file_decl(p);
 	} else if (tok_is(t0, "user") || tok_is(t0, "group") || tok_is(t0, "task")) {
@@ -1664,6 +1756,7 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 	size_t pos = 0;
 
 	p.sc = xcalloc(1, sizeof(*p.sc));
+	p.sc->yama_scope = -1;
 	p.sc->file = strdup(file);
 	p.sc->tasks = xcalloc(MAX_TASKS, sizeof(*p.sc->tasks));
 	p.sc->names = xcalloc(MAX_NAMES, sizeof(*p.sc->names));
@@ -1837,6 +1930,15 @@ int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no
 		 * a namespace is named by the one step that creates it */
 		error_at(&p, p.tok[first].col, "unshare is not modelled in a concurrent program: "
 			 "each namespace is created by one step of a scenario");
+		return -1;
+	}
+	if (spec->code == NPG_OP_PTRACE ||
+	    (spec->code == NPG_OP_KEEPCAPS && first + 1 < p.ntok &&
+	     tok_is(&p.tok[first + 1], "ptracer"))) {
+		/* the explorer's symmetry swaps the tasks of a class: a link
+		 * from one task to another would not follow */
+		error_at(&p, p.tok[first].col, "ptrace and prctl ptracer are not modelled in a "
+			 "concurrent program: they link one task to another");
 		return -1;
 	}
 	p.dead = xcalloc(MAX_TASKS, sizeof(*p.dead));

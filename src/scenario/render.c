@@ -162,6 +162,16 @@ void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
 		else
 			snprintf(buf, len, "initial");
 		break;
+	case NPG_CHECK_TRACER:
+		/* the view's tracer is the link /proc shows (TracerPid) */
+		if (t->tracer > 0 && t->tracer <= sc->ntasks)
+			snprintf(buf, len, "%s", sc->tasks[t->tracer - 1].name);
+		else
+			snprintf(buf, len, "none");
+		break;
+	case NPG_CHECK_DUMPABLE:
+		snprintf(buf, len, "%d", t->dumpable);
+		break;
 	}
 }
 

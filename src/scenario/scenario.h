@@ -20,7 +20,14 @@ enum npg_opcode {
 	NPG_OP_SETGROUPS, NPG_OP_SETRLIMIT, NPG_OP_PRLIMIT, NPG_OP_KEEPCAPS, NPG_OP_CAPSET,
 	NPG_OP_EXECVE, NPG_OP_KILL, NPG_OP_VFORK, NPG_OP_SECUREBITS, NPG_OP_AMBIENT,
 	NPG_OP_UNSHARE_USER, NPG_OP_NO_NEW_PRIVS,
+	NPG_OP_PTRACE,		/* ptrace [detach] TASK: value 0 PTRACE_SEIZE, 1 detach */
+	NPG_OP_DUMPABLE,	/* prctl dumpable 0|1: PR_SET_DUMPABLE, value */
+	NPG_OP_PTRACER,		/* prctl ptracer TASK|any|none: Yama's PR_SET_PTRACER */
 };
+
+/* NPG_OP_PTRACE's value */
+enum { NPG_PTRACE_SEIZE = 0, NPG_PTRACE_DETACH = 1 };
+/* NPG_OP_PTRACER's value: enum npg_ptracer (model.h) */
 
 enum npg_capset_mode { NPG_CAPSET_DROP, NPG_CAPSET_KEEP, NPG_CAPSET_RAISE, NPG_CAPSET_LOWER,
 		       NPG_CAPSET_INHERITABLE };
@@ -57,6 +64,8 @@ enum npg_check_kind {
 	NPG_CHECK_NPROC,
 	NPG_CHECK_USERNS,	/* check TASK userns: the namespace's name, or "initial" */
 	NPG_CHECK_NO_NEW_PRIVS,	/* check TASK no_new_privs: yes or no */
+	NPG_CHECK_TRACER,	/* check TASK tracer: the tracing task's name, or "none" */
+	NPG_CHECK_DUMPABLE,	/* check TASK dumpable: 0, 1 or 2 (the mm's dumpability) */
 };
 
 /* One alternative of an expectation: for the policies in @mask (0: all others). */
@@ -135,6 +144,9 @@ struct npg_scenario {
 	/* "bounding LIST": the machine's capability bounding set, when declared */
 	bool has_bounding;
 	uint64_t bounding;
+	/* "yama ptrace_scope N": Yama is built in, with kernel.yama.ptrace_scope
+	 * N (0-3); -1: no Yama (not declared) */
+	int yama_scope;
 	int nfiles;
 	struct npg_file *files;
 	int nuserns;		/* at most NPG_MAX_USERNS */

@@ -324,6 +324,11 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 	case NPG_OP_VFORK:
 		do_vfork(sock, fd);
 		return;
+	case NPG_OP_PTRACE:	/* not sent yet: the controller says unreproducible */
+	case NPG_OP_DUMPABLE:
+	case NPG_OP_PTRACER:
+		send_result(sock, NPG_R_ERRNO, ENOSYS, 0);
+		return;
 	case NPG_OP_UNSHARE_USER:
 		/*
 		 * The kernel decides (EINVAL with other threads, EPERM for an

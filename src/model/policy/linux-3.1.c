@@ -58,4 +58,5 @@ const struct npg_policy npg_policy_linux_3_1 = {
 	.execve = execve,
 	.ambient_caps = true,
 	.no_new_privs = true,
+	.ptrace_user_ns_rules = true,
 };

@@ -83,5 +83,6 @@ const struct npg_policy npg_policy_linux_5_14 = {
 	.execve = execve,
 	.ambient_caps = true,
 	.no_new_privs = true,
+	.ptrace_user_ns_rules = true,
 	.ucounts = true,
 };

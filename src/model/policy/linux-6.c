@@ -96,6 +96,7 @@ const struct npg_policy npg_policy_linux_6 = {
 	.execve = execve,
 	.ambient_caps = true,
 	.no_new_privs = true,
+	.ptrace_user_ns_rules = true,
 	/* on the 6.18 kernel conform runs on (scenarios/regression/no-new-privs.npg);
 	 * before 6.17 the release decides (model/release.c) */
 	.exec_id_changed = true,
