@@ -160,7 +160,7 @@ static void step(struct gen *g)
 	if (a < 0)
 		return;
 	who = g->t[a].name;
-	switch (pick(&g->rng, 27)) {
+	switch (pick(&g->rng, 30)) {
 	case 0: case 1: case 2:
 		if (g->ntasks < MAX_GEN_TASKS) {
 			b = add_task(g, "c", false, 0, g->t[a].leader);
@@ -177,6 +177,23 @@ static void step(struct gen *g)
 		break;
 	case 21: case 22:	/* user namespaces: rootless containers and others */
 		unshare(g, a);
+		break;
+	case 27:	/* PTRACE_SEIZE of any task, a thread, a dead one, itself */
+		b = pick(&g->rng, g->ntasks);
+		out(g, "%s: ptrace %s\ncheck %s tracer\n", who, g->t[b].name, g->t[b].name);
+		break;
+	case 28:	/* let go of a tracee, or name a tracer for Yama */
+		b = pick(&g->rng, g->ntasks);
+		if (pick(&g->rng, 2))
+			out(g, "%s: ptrace detach %s\ncheck %s tracer\n", who, g->t[b].name,
+			    g->t[b].name);
+		else if (pick(&g->rng, 2))
+			out(g, "%s: prctl ptracer %s\n", who, g->t[b].name);
+		else
+			out(g, "%s: prctl ptracer %s\n", who, pick(&g->rng, 2) ? "any" : "none");
+		break;
+	case 29:	/* PR_SET_DUMPABLE: 0, 1, or 2 (EINVAL) */
+		out(g, "%s: prctl dumpable %d\n", who, pick(&g->rng, 5) ? pick(&g->rng, 2) : 2);
 		break;
 	case 4:
 		out(g, "%s: exit %d\n", who, pick(&g->rng, 3));
@@ -301,6 +318,9 @@ int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
 	 */
 	if (pick(&g.rng, 4) == 0)
 		out(&g, "bounding all but sys_resource,%s\n", caps[pick(&g.rng, 5)]);
+	/* conform and run --host take the machine's Yama instead */
+	if (pick(&g.rng, 4) == 0)
+		out(&g, "yama ptrace_scope %d\n", pick(&g.rng, 4));
 	out(&g, "file /nonexistent missing\n");
 	out(&g, "file /usr/bin/passwd setuid root\n");
 	out(&g, "file /usr/bin/su1 setuid u1 setgid u2\n");
@@ -324,8 +344,14 @@ int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
 		out(&g, "\n");
 	}
 	nsteps = 8 + pick(&g.rng, 20);
-	for (int i = 0; i < nsteps; i++)
+	for (int i = 0; i < nsteps; i++) {
+		int c;
+
 		step(&g);
+		/* dumpability follows every id change and exec: look at it often */
+		if (pick(&g.rng, 4) == 0 && (c = alive_task(&g)) >= 0)
+			out(&g, "check %s dumpable\n", g.t[c].name);
+	}
 	return g.overflow ? -1 : (int)g.used;
 }
 
