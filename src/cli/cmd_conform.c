@@ -170,6 +170,10 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 	npg_model_backend_init(&be[0], o->policy, o->host.cap_bnd);
 	be[0].release = o->release;
 	be[0].tasks_no_new_privs = o->host.no_new_privs;
+	/* the machine's Yama and fs.suid_dumpable: the real side runs under them */
+	be[0].yama_fixed = true;
+	be[0].yama_scope = o->host.yama_scope;
+	be[0].suid_dumpable = o->host.suid_dumpable;
 	npg_real_backend_init(&be[1], &o->host, o->uid_base);
 	snprintf(be[0].label, sizeof(be[0].label), "model %s", o->policy->name);
 	cols[0] = (struct npg_column){ .backend = &be[0], .policy_index = npg_policy_index(o->policy) };

@@ -160,6 +160,12 @@ static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 		backends[n].cap_bset_fixed = opt->host_bset;
 		/* --host: the machine as it is, this process's no_new_privs included */
 		backends[n].tasks_no_new_privs = opt->host_bset && opt->host.no_new_privs;
+		/* --host: this machine's Yama and fs.suid_dumpable, whatever the file says */
+		if (opt->host_bset) {
+			backends[n].yama_fixed = true;
+			backends[n].yama_scope = opt->host.yama_scope;
+			backends[n].suid_dumpable = opt->host.suid_dumpable;
+		}
 		cols[n] = (struct npg_column){ .backend = &backends[n], .policy_index = i };
 		n++;
 	}

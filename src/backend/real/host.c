@@ -1,4 +1,5 @@
 /* What this machine's kernel and this process can do. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,26 @@
 
 #include "backend/backend.h"
 #include "backend/real/procfs.h"
+
+/*
+ * kernel.yama.ptrace_scope (only with Yama built in: -1 when the file is
+ * absent) and fs.suid_dumpable (always there), for the model of this
+ * machine. 0, or -1 if one that must be there cannot be read.
+ */
+static int probe_ptrace_sysctls(struct npg_host *h)
+{
+	char buf[32];
+
+	h->yama_scope = -1;
+	if (npg_read_small("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) > 0)
+		h->yama_scope = atoi(buf);
+	else if (errno != ENOENT)
+		return -1;
+	if (npg_read_small("/proc/sys/fs/suid_dumpable", buf, sizeof(buf)) <= 0)
+		return -1;
+	h->suid_dumpable = atoi(buf);
+	return 0;
+}
 
 int npg_host_probe(struct npg_host *h)
 {
@@ -42,5 +63,5 @@ int npg_host_probe(struct npg_host *h)
 	if (getrlimit(RLIMIT_NPROC, &lim) < 0)
 		return -1;
 	h->nproc_hard = lim.rlim_max == RLIM_INFINITY ? NPG_RLIM_INFINITY : lim.rlim_max;
-	return 0;
+	return probe_ptrace_sysctls(h);
 }

@@ -108,6 +108,23 @@ int npg_proc_read_task(pid_t pid, pid_t tid, struct npg_proc_task *out)
 		out->cap_amb = strtoull(f, NULL, 16);
 	if ((f = field(status, "\nNoNewPrivs:")))	/* 4.10+ */
 		out->no_new_privs = strtoul(f, NULL, 10) != 0;
+	if ((f = field(status, "\nPPid:")))
+		out->ppid = (pid_t)strtol(f, NULL, 10);
+	if ((f = field(status, "\nTracerPid:")))
+		out->tracer_pid = (pid_t)strtol(f, NULL, 10);
+	return 0;
+}
+
+int npg_proc_dump_owner(pid_t pid, pid_t tid, uint32_t *uid)
+{
+	char path[64];
+	struct stat st;
+
+	/* not /proc/PID itself: a world-readable directory keeps the euid */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (stat(path, &st) < 0)
+		return -1;
+	*uid = (uint32_t)st.st_uid;
 	return 0;
 }
 

@@ -18,6 +18,8 @@ struct npg_proc_task {
 	int exit_code;			/* field 52: wait status of a zombie (3.5+) */
 	bool has_exit_code;		/* field 52 is there: before 3.5 stat has 44 */
 	bool no_new_privs;		/* NoNewPrivs: in status (4.10+) */
+	pid_t ppid;			/* PPid: the real parent's thread-group id */
+	pid_t tracer_pid;		/* TracerPid: the tracing task's id, 0 for none */
 };
 
 /* A small /proc or /sys file whole, NUL-terminated: its length, or -1 if it cannot be read. */
@@ -25,6 +27,14 @@ ssize_t npg_read_small(const char *path, char *buf, size_t len);
 
 /* Read one task (a thread of @pid, or the leader when tid == pid). 0, or -1 if gone. */
 int npg_proc_read_task(pid_t pid, pid_t tid, struct npg_proc_task *out);
+
+/*
+ * The owner of /proc/PID/task/TID/status: task_dump_owner() gives the
+ * task's euid when its mm is SUID_DUMP_USER, else uid 0 of mm->user_ns
+ * (the global root when unmapped), and root for a task without an mm.
+ * 0, or -1 if the task is gone.
+ */
+int npg_proc_dump_owner(pid_t pid, pid_t tid, uint32_t *uid);
 
 /* RLIMIT_NPROC of a process from /proc/PID/limits. 0 or -1. */
 int npg_proc_read_nproc(pid_t pid, uint64_t *soft, uint64_t *hard);

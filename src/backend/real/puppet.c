@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
@@ -21,9 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backend/real/tracer.h"
 #include "backend/real/wire.h"
-
-extern char **environ;
 
 /*
  * Tests only: NPG_PUPPET_DELAY_MS makes every puppet and filler wait that
@@ -87,14 +87,14 @@ static void say_hello(int sock)
 		_exit(111);
 }
 
-static void serve(int sock, bool thread) __attribute__((noreturn));
+static void serve(int sock, bool thread, bool inherit) __attribute__((noreturn));
 
 static void *thread_main(void *arg)
 {
 	int sock = (int)(intptr_t)arg;
 
 	say_hello(sock);
-	serve(sock, true);
+	serve(sock, true, false);
 }
 
 /* capget()/capset() on the calling thread only (pid 0), 64-bit sets */
@@ -136,7 +136,7 @@ static void do_fork(int sock, int child_sock)
 			_exit(111);
 		npg_close_from(NPG_PUPPET_SOCK_FD + 1);
 		say_hello(NPG_PUPPET_SOCK_FD);
-		serve(NPG_PUPPET_SOCK_FD, false);
+		serve(NPG_PUPPET_SOCK_FD, false, false);
 	}
 	close(child_sock);
 	send_syscall(sock, pid < 0 ? -1 : 0);
@@ -160,7 +160,7 @@ static int vfork_child_main(void *arg)
 		syscall(SYS_exit_group, 111);
 	npg_close_from(NPG_PUPPET_SOCK_FD + 1);
 	say_hello(NPG_PUPPET_SOCK_FD);
-	serve(NPG_PUPPET_SOCK_FD, false);
+	serve(NPG_PUPPET_SOCK_FD, false, false);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -226,7 +226,12 @@ static void do_thread(int sock, int child_sock)
 static void do_wait(int sock, pid_t child)
 {
 	int status = 0;
-	pid_t r = waitpid(child, &status, WNOHANG);
+	pid_t r;
+
+	/* a traced child of ours reports its ptrace stops here too: passed on */
+	do
+		r = waitpid(child, &status, WNOHANG);
+	while (r > 0 && npg_tracer_pass_stop(r, status));
 
 	if (r < 0)
 		send_result(sock, NPG_R_ERRNO, errno, 0);
@@ -244,16 +249,16 @@ static void do_wait(int sock, pid_t child)
  * lookup (do_execveat_common()), so an ENOENT means that test had already
  * passed and cleared PF_NPROC_EXCEEDED: a second attempt cannot differ.
  */
-static void exec_image(const char *file)
+static void exec_image(const char *file, char **env)
 {
 	char *argv[] = { "nprocguard", "__puppet", NULL };
 	char path[64];
 
 	if (file[0]) {	/* a declared file: missing, or a set-id / file-capability copy */
-		execve(file, argv, environ);
+		execve(file, argv, env);
 		return;
 	}
-	syscall(SYS_execveat, NPG_PUPPET_EXE_FD, "", argv, environ, AT_EMPTY_PATH);
+	syscall(SYS_execveat, NPG_PUPPET_EXE_FD, "", argv, env, AT_EMPTY_PATH);
 	if (errno == ENOSYS || errno == ENOENT) {
 		/*
 		 * The calling thread's own fd link, not /proc/self's: /proc/self
@@ -263,7 +268,7 @@ static void exec_image(const char *file)
 		 */
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/fd/%d", (int)getpid(), (int)gettid(),
 			 NPG_PUPPET_EXE_FD);
-		execve(path, argv, environ);
+		execve(path, argv, env);
 	}
 }
 
@@ -275,19 +280,28 @@ static void exec_image(const char *file)
  * The leader, blocked reading its socket meanwhile, holds the file itself
  * and is not disturbed.
  */
-static void do_execve(int sock, bool thread, const char *file)
+static void do_execve(int sock, bool thread, const char *file, const struct npg_tracees *tr)
 {
 	int saved = -1, err;
+	/* this task's tracees stay its own in the new image (see tracer.h) */
+	char **env = npg_tracer_env(tr);
 
+	if (!env) {
+		send_result(sock, NPG_R_ERRNO, ENOMEM, 0);
+		return;
+	}
 	if (thread) {
 		saved = fcntl(NPG_PUPPET_SOCK_FD, F_DUPFD_CLOEXEC, NPG_PUPPET_SOCK_FD + 1);
 		if (saved < 0 || dup2(sock, NPG_PUPPET_SOCK_FD) < 0) {
-			send_result(sock, NPG_R_ERRNO, errno, 0);
+			err = errno;
+			npg_tracer_env_free(env);
+			send_result(sock, NPG_R_ERRNO, err, 0);
 			return;
 		}
 	}
-	exec_image(file);
+	exec_image(file, env);
 	err = errno;
+	npg_tracer_env_free(env);
 	if (thread) {
 		dup2(saved, NPG_PUPPET_SOCK_FD);
 		close(saved);
@@ -307,7 +321,8 @@ static void do_capset(int sock, const struct npg_op *op)
 	send_syscall(sock, capset3(new_eff, new_prm, new_inh));
 }
 
-static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
+static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd,
+		struct npg_tracees *tr)
 {
 	const struct npg_op *op = &m->op;
 	struct rlimit lim = { .rlim_cur = op->lim_cur, .rlim_max = op->lim_max };
@@ -324,10 +339,25 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 	case NPG_OP_VFORK:
 		do_vfork(sock, fd);
 		return;
-	case NPG_OP_PTRACE:	/* not sent yet: the controller says unreproducible */
+	case NPG_OP_PTRACE: {
+		int err = op->value == NPG_PTRACE_DETACH ?
+			  npg_tracer_detach(tr, (pid_t)m->target_pid) :
+			  npg_tracer_seize(tr, (pid_t)m->target_pid, m->target_tgid, m->target_ppid);
+
+		if (err)
+			send_result(sock, NPG_R_ERRNO, err, 0);
+		else
+			send_result(sock, NPG_R_OK, 0, 0);
+		return;
+	}
 	case NPG_OP_DUMPABLE:
+		send_syscall(sock, prctl(PR_SET_DUMPABLE, (unsigned long)op->value, 0, 0, 0));
+		return;
 	case NPG_OP_PTRACER:
-		send_result(sock, NPG_R_ERRNO, ENOSYS, 0);
+		/* Yama's; without it no LSM takes the option: EINVAL */
+		send_syscall(sock, prctl(PR_SET_PTRACER, op->value == NPG_PTRACER_TASK ?
+					 (unsigned long)m->target_pid : op->value == NPG_PTRACER_ANY ?
+					 PR_SET_PTRACER_ANY : 0UL, 0, 0, 0));
 		return;
 	case NPG_OP_UNSHARE_USER:
 		/*
@@ -402,7 +432,7 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 					 (unsigned long)op->caps, 0, 0));
 		return;
 	case NPG_OP_EXECVE:
-		do_execve(sock, thread, m->path);
+		do_execve(sock, thread, m->path, tr);
 		return;
 	case NPG_OP_KILL:
 		/* to its own group, the answer is the caller's death */
@@ -412,20 +442,50 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd)
 	send_result(sock, NPG_R_ERRNO, ENOSYS, 0);
 }
 
-static void serve(int sock, bool thread)
+/*
+ * Idle, a tracer looks at its tracees every NPG_TRACER_TICK_MS: their
+ * stops and exits come as SIGCHLD, which is blocked (tracer.c), and a
+ * signalfd would serve one thread of a process of several tracers.
+ */
+static int await_command(int sock, struct npg_tracees *tr)
 {
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	int n;
+
+	if (tr->n == 0)
+		return 1;
+	npg_tracer_service(tr);
+	n = poll(&p, 1, NPG_TRACER_TICK_MS);
+	return n < 0 && errno != EINTR ? 1 : n;	/* an error: the read says what */
+}
+
+static void serve(int sock, bool thread, bool inherit)
+{
+	/* this task's own: a new task traces nothing, an exec'd one what it did */
+	struct npg_tracees tr = { .n = 0 };
+
+	if (inherit)
+		npg_tracer_inherit(&tr);
 	for (;;) {
 		struct npg_wire_msg m;
-		int fd, r = npg_wire_recv(sock, &m, &fd);
+		int fd, r;
 
+		if (await_command(sock, &tr) <= 0)
+			continue;
+		r = npg_wire_recv(sock, &m, &fd);
 		if (r <= 0)	/* the controller is gone: so is the whole process */
 			syscall(SYS_exit_group, 0);
+		if (m.kind == NPG_WIRE_DUMPABLE) {
+			/* the mm's, whichever thread asks */
+			send_result(sock, NPG_R_OK, prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+			continue;
+		}
 		if (m.kind != NPG_WIRE_CMD) {
 			if (fd >= 0)
 				close(fd);
 			continue;
 		}
-		run(sock, thread, &m, fd);
+		run(sock, thread, &m, fd, &tr);
 	}
 }
 
@@ -435,6 +495,9 @@ void npg_puppet_main(int sock)
 	struct rlimit no_core = { 0, 0 };
 
 	setrlimit(RLIMIT_CORE, &no_core);
+	/* kept across execve(), but a traced puppet must never take it (tracer.c) */
+	if (npg_tracer_block_sigchld() < 0)
+		_exit(111);
 	say_hello(sock);
-	serve(sock, false);
+	serve(sock, false, true);
 }

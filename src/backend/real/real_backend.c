@@ -31,88 +31,10 @@
 #include "backend/real/execdir.h"
 #include "backend/real/idmap.h"
 #include "backend/real/procfs.h"
+#include "backend/real/real_priv.h"
 #include "backend/real/teardown.h"
 #include "backend/real/wire.h"
 #include "machine/tasklimits.h"
-
-#define ANSWER_TIMEOUT_MS 10000
-#define STOP_TIMEOUT_MS 30000
-
-struct real_task {
-	pid_t pid, tid;		/* thread-group id and task id */
-	int sock;		/* the controller's end, or -1 */
-	bool created, alive, gone;
-	bool tainted;		/* could not be made faithfully: its steps are not run */
-	char why[200];
-	bool hard_capped;	/* hard RLIMIT_NPROC lower here than the scenario says */
-	bool ruid_seen;		/* last_ruid holds the real uid last observed */
-	uint32_t last_ruid;
-	/* 5.14-5.16: the (real) uid whose ucounts this task is charged to */
-	bool key_known;
-	uint32_t key;
-	bool exit_known;
-	int exit_status;	/* a wait status */
-	unsigned long long starttime;
-	int pidfd;
-	/* a vfork() child: 1 + the task whose reply waits for its exec or exit; 0: none */
-	int vfork_waiter;
-	bool shares_mm;		/* a vfork() child that has not exec'd: its parent's memory */
-	int ns;			/* its user namespace (0 initial, 1 + index): last seen */
-};
-
-/* A user namespace a step of the scenario made (or the initial one, [0]) */
-struct real_userns {
-	bool created;
-	bool unknown;		/* its unshare was not run faithfully: what the model made is unknown */
-	int nsfd;		/* held open: its inode number cannot go to another */
-	uint64_t ino;
-	int parent, level;
-	uint32_t owner;		/* ns->owner: the creator's euid at unshare(), a kernel id */
-	uint64_t nproc_max;	/* ns->rlimit_max[UCOUNT_RLIMIT_NPROC], as this era records it */
-	/* the maps as the model has them (nr 0: none), and as written here (kernel lines) */
-	struct npg_idmap model_map[2];
-	int nr_written[2];
-	struct npg_idmap_extent written[2][NPG_REAL_IDMAP_LINES];
-};
-
-struct id_seg;
-
-struct real_priv {
-	const struct npg_scenario *sc;
-	const struct npg_host *host;
-	uint32_t base;
-	struct id_seg *segs;	/* sorted; the window's ids from base + 1 */
-	int nsegs;
-	uint32_t window_used;
-	struct real_task *tasks;
-	int exe_fd;
-	int filler_pipe[2];
-	bool *touched;		/* per name: a user whose count a tainted task may change */
-	bool subreaper;		/* PR_SET_CHILD_SUBREAPER held (3.4+) */
-	/*
-	 * 5.14-5.16 charge a task to the effective uid it has when its real
-	 * user changes (set_cred_ucounts() on new->euid). /proc shows no such
-	 * key, only real uids: once a task's real uid changed to one that
-	 * differs from its effective uid, counts here are no longer the ones
-	 * the kernel compares.
-	 */
-	bool ucounts_by_euid;
-	char charged_unknown[200];
-	char diverged[256];	/* why nothing is compared from some step on */
-	bool counts_valid;
-	long *counts;		/* per name, cached between steps */
-	uint32_t *count_uids;
-	uint64_t bset;		/* the bounding set tasks start with: the scenario's, within the host's */
-	char execdir[NPG_EXECDIR_PATH];	/* "" until a declared file needs it */
-	char (*file_why)[200];	/* per declared file: why it could not be made here, or "" */
-	struct npg_idmap_host uns;
-	struct real_userns *userns;	/* [1 + sc->nuserns]: [0] the initial namespace */
-	/* a task of the window in a namespace the run did not make: counts cannot be told */
-	char ns_unknown[200];
-	int ns_made;		/* namespaces made so far */
-	const struct npg_policy *policy;	/* this kernel's era */
-	bool ucounts;		/* its counts are per (namespace, uid), in a chain (5.14+) */
-};
 
 /* --- ids --- */
 
@@ -343,7 +265,7 @@ static void map_op(const struct real_priv *r, struct npg_op *op)
 
 /* --- talking to puppets --- */
 
-static int recv_timed(int sock, struct npg_wire_msg *m, int *fd)
+int npg_real_recv_timed(int sock, struct npg_wire_msg *m, int *fd)
 {
 	struct pollfd p = { .fd = sock, .events = POLLIN };
 	int n;
@@ -381,6 +303,8 @@ static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_s
 		map_op(r, &m.op);
 	if (st->op.code == NPG_OP_EXECVE && st->op.file)
 		file_path(r, st->op.file, m.path, sizeof(m.path));
+	if (st->op.code == NPG_OP_PTRACE)
+		npg_real_ptrace_target(r, st, &m);
 	return npg_wire_send(t->sock, &m, fd);
 }
 
@@ -508,7 +432,7 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 }
 
 /* More than ANSWER_TIMEOUT_MS since @start? Then errno is ETIMEDOUT. */
-static bool answer_overdue(const struct timespec *start)
+bool npg_real_answer_overdue(const struct timespec *start)
 {
 	struct timespec now;
 
@@ -540,7 +464,7 @@ static int wait_task_settled(const struct real_task *t, bool want_gone)
 			return 0;
 		if (!want_gone && (pt.state == 'Z' || pt.state == 'X'))
 			return 0;
-		if (answer_overdue(&start))
+		if (npg_real_answer_overdue(&start))
 			return -1;
 		nanosleep(&pause, NULL);
 	}
@@ -554,6 +478,14 @@ static struct real_task *task_by_pid(struct real_priv *r, pid_t pid)
 		    r->tasks[i].tid == pid)
 			return &r->tasks[i];
 	return NULL;
+}
+
+int npg_real_task_of_tid(const struct real_priv *r, pid_t tid)
+{
+	for (int i = 0; i < r->sc->ntasks && tid > 0; i++)
+		if (r->tasks[i].created && !r->tasks[i].gone && r->tasks[i].tid == tid)
+			return i;
+	return -1;
 }
 
 static void mark_group_gone(struct real_priv *r, pid_t tgid, bool keep_leader)
@@ -576,7 +508,7 @@ static void mark_group_gone(struct real_priv *r, pid_t tgid, bool keep_leader)
 }
 
 /* As init would: reap whatever became our child (top-level tasks, orphans) */
-static void reap_children(struct real_priv *r)
+void npg_real_reap_children(struct real_priv *r)
 {
 	int status;
 	pid_t pid;
@@ -623,7 +555,7 @@ static int wait_group_exited(const struct real_task *t)
 		closedir(d);
 		if (others == 0)
 			return 0;
-		if (answer_overdue(&start))
+		if (npg_real_answer_overdue(&start))
 			return -1;
 		nanosleep(&pause, NULL);
 	}
@@ -685,7 +617,7 @@ static struct npg_result died(struct npg_backend *b, struct real_priv *r, struct
 		status = pt.exit_code;
 		readable = true;
 	}
-	reap_children(r);
+	npg_real_reap_children(r);
 	if (t->exit_known)
 		status = t->exit_status;
 	mark_group_gone(r, t->pid, true);
@@ -705,6 +637,27 @@ static int move_fd(int from, int to)
 	if (from == to)
 		return fcntl(to, F_SETFD, 0);
 	return dup2(from, to) < 0 ? -1 : 0;
+}
+
+/*
+ * Make the mm fs.suid_dumpable, whatever the set-up's set*id calls did:
+ * commit_creds() does "if (... !gid_eq(old->fsgid, new->fsgid) ...)
+ * set_dumpable(task->mm, suid_dumpable)", and a set-up that changed no
+ * effective id (a root task with another real gid) would otherwise keep
+ * the controller's. The fsgid goes to another gid and back (CAP_SETGID is
+ * still held); it is the only id a capability does not follow.
+ */
+static int suid_dumpable_now(const struct real_priv *r, const struct npg_cred *c)
+{
+	gid_t egid = map_id(r, c->gid.eff);
+
+	syscall(SYS_setfsgid, egid ^ 1);
+	syscall(SYS_setfsgid, egid);
+	if ((gid_t)syscall(SYS_setfsgid, -1) != egid) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
 }
 
 static int apply_initial(const struct real_priv *r, const struct npg_task_decl *d,
@@ -752,13 +705,23 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
 	    syscall(SYS_setresuid, -1, map_id(r, c->uid.eff), map_id(r, c->uid.saved)) < 0 ||
 	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
-	    setrlimit(RLIMIT_NPROC, lim) < 0)
+	    setrlimit(RLIMIT_NPROC, lim) < 0 || suid_dumpable_now(r, c) < 0)
 		return -1;
 	/* what the scenario asks, within what this machine's bounding set allows */
 	if (npg_puppet_capset(c->cap_effective & (d->caps_explicit ? r->host->cap_bnd : r->bset),
-			      c->cap_permitted & (d->caps_explicit ? r->host->cap_bnd : r->bset)) < 0)
+			      c->cap_permitted & (d->caps_explicit ? r->host->cap_bnd : r->bset)) < 0 ||
+	    prctl(PR_SET_KEEPCAPS, c->keepcaps, 0, 0, 0) < 0)
 		return -1;
-	return prctl(PR_SET_KEEPCAPS, c->keepcaps, 0, 0, 0);
+	/*
+	 * A declared task is as after the execve() that made it: begin_new_exec()
+	 * gives SUID_DUMP_USER when "uid_eq(current_euid(), current_uid()) &&
+	 * gid_eq(current_egid(), current_gid())", else suid_dumpable (above).
+	 * The final capset() keeps within the permitted set (cred_cap_issubset():
+	 * no change) and PR_SET_KEEPCAPS changes no id, so this stands.
+	 */
+	if (c->uid.eff == c->uid.real && c->gid.eff == c->gid.real)
+		return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	return 0;
 }
 
 static void taint(struct real_task *t, const char *why)
@@ -840,7 +803,7 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 	t->key = t->last_ruid;
 	t->created = t->alive = true;
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (recv_timed(t->sock, &m, NULL) <= 0 || m.kind != NPG_WIRE_HELLO) {
+	if (npg_real_recv_timed(t->sock, &m, NULL) <= 0 || m.kind != NPG_WIRE_HELLO) {
 		snprintf(b->error, sizeof(b->error), "task '%s' could not be set up: %s", d->name,
 			 m.kind == NPG_WIRE_RESULT ? strerror((int)m.value) : "no answer");
 		return -1;
@@ -1191,7 +1154,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
  * After a vfork command: true once the child's socket has its hello, false
  * when the parent answered (the vfork failed, or the parent died: a parent
  * that succeeded answers only after its child has exec'd or exited) or
- * neither did in time (the caller's recv_timed() then says so). A failed
+ * neither did in time (the caller's npg_real_recv_timed() then says so). A failed
  * vfork is answered before the puppet closes the child's socket, so an
  * end of that socket comes with the answer.
  */
@@ -1208,7 +1171,7 @@ static bool vfork_hello_first(int parent_sock, int child_sock)
 }
 
 /* Is @t waiting in vfork() for a child that has neither exec'd nor exited? */
-static bool vfork_waiting(const struct real_priv *r, const struct real_task *t)
+bool npg_real_vfork_waiting(const struct real_priv *r, const struct real_task *t)
 {
 	for (int i = 0; i < r->sc->ntasks; i++)
 		if (r->tasks[i].vfork_waiter == (int)(t - r->tasks) + 1)
@@ -1235,7 +1198,7 @@ static int collect_vfork_replies(struct real_priv *r)
 		c->vfork_waiter = 0;
 		if (!p->alive || p->sock < 0)
 			continue;
-		if (recv_timed(p->sock, &m, NULL) < 0 || m.kind != NPG_WIRE_RESULT)
+		if (npg_real_recv_timed(p->sock, &m, NULL) < 0 || m.kind != NPG_WIRE_RESULT)
 			return -1;
 	}
 	return 0;
@@ -1258,7 +1221,7 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 	/* vfork: the child's hello comes first; the parent's reply when it execs or exits */
 	if (st->op.code == NPG_OP_VFORK && vfork_hello_first(t->sock, sv[0]))
 		goto hello;
-	got = recv_timed(t->sock, &m, NULL);
+	got = npg_real_recv_timed(t->sock, &m, NULL);
 	if (got == 0) {
 		close(sv[0]);
 		return died(b, r, t);
@@ -1272,7 +1235,7 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 		return (struct npg_result){ .kind = m.result, .value = m.value };
 	}
 hello:
-	if (recv_timed(sv[0], &hello, NULL) <= 0 || hello.kind != NPG_WIRE_HELLO) {
+	if (npg_real_recv_timed(sv[0], &hello, NULL) <= 0 || hello.kind != NPG_WIRE_HELLO) {
 		close(sv[0]);
 		return broken(b, "hello from the new task");
 	}
@@ -1330,7 +1293,7 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 	}
 	t->alive = false;
 	mark_group_gone(r, t->pid, true);
-	reap_children(r);
+	npg_real_reap_children(r);
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
 
@@ -1364,7 +1327,7 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 
 	if (send_cmd(r, t, st, 0, -1) < 0)
 		return broken(b, "send");
-	got = recv_timed(t->sock, &m, NULL);
+	got = npg_real_recv_timed(t->sock, &m, NULL);
 	/*
 	 * A set-id or file-capability copy is a secure exec (AT_SECURE): a
 	 * runtime that refuses one (a sanitizer's may) ends the new image
@@ -1406,7 +1369,7 @@ static bool ask(struct npg_backend *b, struct real_priv *r, struct real_task *t,
 		*res = broken(b, "send");
 		return false;
 	}
-	got = recv_timed(t->sock, m, NULL);
+	got = npg_real_recv_timed(t->sock, m, NULL);
 	if (got == 0) {
 		*res = died(b, r, dies);
 		return false;
@@ -1445,7 +1408,7 @@ static struct npg_result step_kill(struct npg_backend *b, struct real_priv *r,
 		return broken(b, "the process killed did not exit");
 	tt->alive = false;
 	mark_group_gone(r, tt->pid, true);
-	reap_children(r);
+	npg_real_reap_children(r);
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
 
@@ -1503,7 +1466,7 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 			if (send_cmd(r, t, &abort_st, t->pid, -1) < 0)
 				return broken(b, "send");
 			/* its death, not an answer, is expected; either way wait for it */
-			if (recv_timed(t->sock, &m, NULL) < 0)
+			if (npg_real_recv_timed(t->sock, &m, NULL) < 0)
 				return broken(b, "abort");
 			return died(b, r, leader ? leader : t);
 		}
@@ -1936,11 +1899,37 @@ static const char *decision_on_roots_count(struct real_priv *r, const struct rea
 
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st);
 
+/*
+ * A sanitizer build's vfork() child has a copy of its parent's memory
+ * (puppet.c): a step there that may change the credentials or the
+ * dumpability changes its copy's dumpability alone, where the kernel's
+ * shared mm (CLONE_VM) would change its parent's too. The parent's
+ * dumpability is then not the model's: marked unknown.
+ */
+static void mm_copy_mark(struct real_priv *r, const struct real_task *t, const struct npg_stmt *st)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	switch (st->op.code) {
+	case NPG_OP_FORK: case NPG_OP_THREAD: case NPG_OP_VFORK: case NPG_OP_EXIT:
+	case NPG_OP_WAIT: case NPG_OP_KILL: case NPG_OP_EXECVE: case NPG_OP_SETRLIMIT:
+	case NPG_OP_PRLIMIT: case NPG_OP_PTRACE: case NPG_OP_PTRACER:
+		return;
+	default:
+		break;
+	}
+	if (t->shares_mm && t->vfork_waiter && t->alive)
+		r->tasks[t->vfork_waiter - 1].mm_copy_changed = true;
+#else
+	(void)r, (void)t, (void)st;
+#endif
+}
+
 static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt *st)
 {
 	struct real_priv *r = b->priv;
 	struct real_task *t = &r->tasks[st->task];
-	const char *unknowable = NULL;
+	const char *unknowable = NULL, *hazard;
+	char settle_why[200];
 	struct npg_result res;
 
 	/* which namespace's ids the step's ids are (send_cmd()), and whose counts it meets */
@@ -1950,7 +1939,30 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 		unknowable = decision_on_roots_count(r, t, st);
 	if (!r->diverged[0] && !unknowable)
 		unknowable = decision_on_root_chain(r, t, st);
+	/*
+	 * A step whose effects would wait for a tracer that cannot act (asleep
+	 * in vfork()) would hang here, or be seen half done: not run, and
+	 * nothing compared after it, since the model has it done.
+	 */
+	if (r->ever_traced && t->created && t->alive && !t->tainted &&
+	    (hazard = npg_real_tracing_hazard(r, st))) {
+		if (!r->diverged[0])
+			snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
+				 "compared after it", hazard, st->line);
+		return unreproducible(b, r->diverged);
+	}
+	mm_copy_mark(r, t, st);
 	res = real_step_run(b, st);
+	if (st->op.code == NPG_OP_PTRACE && st->op.value == NPG_PTRACE_SEIZE &&
+	    res.kind == NPG_R_OK)
+		r->ever_traced = true;
+	if (r->ever_traced && res.kind != NPG_R_UNREPRODUCIBLE &&
+	    npg_real_tracing_settle(r, settle_why, sizeof(settle_why)) < 0) {
+		if (!r->diverged[0])
+			snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
+				 "compared after it", settle_why, st->line);
+		return unreproducible(b, r->diverged);
+	}
 	if (st->op.code == NPG_OP_UNSHARE_USER && res.kind == NPG_R_UNREPRODUCIBLE &&
 	    !r->userns[st->op.target].created)
 		r->userns[st->op.target].unknown = true;
@@ -1982,10 +1994,6 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 
 	r->counts_valid = false;
 	npg_teardown_set_where(r->sc->file, st->line, NULL);
-	/* placeholder until the tracer loop lands: not run, not compared */
-	if (st->op.code == NPG_OP_PTRACE || st->op.code == NPG_OP_DUMPABLE ||
-	    st->op.code == NPG_OP_PTRACER)
-		return unreproducible(b, "ptrace and dumpability are not run on the real kernel yet");
 	if (t->tainted)
 		return unreproducible(b, t->why);
 	if (!t->alive)
@@ -1993,12 +2001,12 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	if (t->ns < 0)
 		return unreproducible(b, NS_UNKNOWN);
 	/* wait_for_vfork_done(): no call until the child execs or exits (glibc's set*id waits) */
-	if (vfork_waiting(r, t))
+	if (npg_real_vfork_waiting(r, t))
 		return (struct npg_result){ .kind = NPG_R_SUSPENDED };
 	if (st->op.glibc)
 		for (int i = 0; i < r->sc->ntasks; i++)
 			if (real_live_thread(i, &(struct real_group){ r, t->pid }) &&
-			    vfork_waiting(r, &r->tasks[i]))
+			    npg_real_vfork_waiting(r, &r->tasks[i]))
 				return (struct npg_result){ .kind = NPG_R_SUSPENDED };
 	if (t->shares_mm && (st->op.glibc || st->op.code == NPG_OP_FORK ||
 			     st->op.code == NPG_OP_VFORK || st->op.code == NPG_OP_THREAD))
@@ -2123,6 +2131,7 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 		if ((t->ns = task_ns(r, t)) > 0)
 			out->cred.userns = t->ns;
 	}
+	npg_real_view_tracing(r, task, out);
 	if (t->exit_known) {
 		if (WIFSIGNALED(t->exit_status))
 			out->exit_signal = WTERMSIG(t->exit_status);
@@ -2213,11 +2222,6 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 		snprintf(b->reason, sizeof(b->reason), "%s", r->diverged);
 		return false;
 	}
-	if (st->check == NPG_CHECK_TRACER || st->check == NPG_CHECK_DUMPABLE) {
-		snprintf(b->reason, sizeof(b->reason), "ptrace and dumpability are not observed on "
-			 "the real kernel yet");
-		return false;
-	}
 	if (st->check == NPG_CHECK_COUNT) {
 		if (r->charged_unknown[0]) {
 			snprintf(b->reason, sizeof(b->reason), "%s", r->charged_unknown);
@@ -2262,6 +2266,9 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 			return false;
 		}
 	}
+	if ((st->check == NPG_CHECK_TRACER || st->check == NPG_CHECK_DUMPABLE) &&
+	    !npg_real_tracing_observable(r, st, b->reason, sizeof(b->reason)))
+		return false;
 	if (st->check == NPG_CHECK_USERNS && task_ns(r, &r->tasks[st->task]) < 0) {
 		snprintf(b->reason, sizeof(b->reason), NS_UNKNOWN);
 		return false;

@@ -18,13 +18,17 @@ enum npg_wire_kind {
 	NPG_WIRE_CMD,		/* controller -> puppet: run the op */
 	NPG_WIRE_RESULT,	/* puppet -> controller: the op's result */
 	NPG_WIRE_HELLO,		/* a new puppet (fork, thread, or after execve) */
+	NPG_WIRE_DUMPABLE,	/* controller -> puppet: what PR_GET_DUMPABLE says (a RESULT) */
 };
 
 struct npg_wire_msg {
 	int32_t kind;
 	/* command */
 	struct npg_op op;
-	int64_t target_pid;	/* wait, prlimit: the real pid */
+	int64_t target_pid;	/* wait, prlimit, kill, ptrace: the real pid (a tid for ptrace) */
+	/* ptrace seize: the target's thread-group id and its real parent's,
+	 * so that the tracer knows which exits are its own to reap */
+	int32_t target_tgid, target_ppid;
 	char path[256];		/* execve of a declared file: where it is here ("": plain) */
 	/* result */
 	int32_t result;		/* enum npg_result_kind */
