@@ -462,7 +462,7 @@ static int await_command(int sock, struct npg_tracees *tr)
 static void serve(int sock, bool thread, bool inherit)
 {
 	/* this task's own: a new task traces nothing, an exec'd one what it did */
-	struct npg_tracees tr = { .n = 0 };
+	struct npg_tracees tr = { .n = 0, .t = NULL };
 
 	if (inherit)
 		npg_tracer_inherit(&tr);

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,12 +66,26 @@ static void drop(struct npg_tracees *tr, int i)
 	tr->t[i] = tr->t[--tr->n];
 }
 
-static void add(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid)
+/*
+ * mmap(), not malloc(): a vfork() child runs here in its parent's memory
+ * with its parent's thread pointer, and a mapping it leaves behind when it
+ * execs is only unused memory of the parent's
+ */
+static int add(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid)
 {
+	if (!tr->t) {
+		void *p = mmap(NULL, NPG_MAX_TASKS * sizeof(*tr->t), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return -1;
+		tr->t = p;
+	}
 	/* full: a scenario has at most NPG_MAX_TASKS tasks, each traced once */
 	if (listed(tr, tid) || tr->n == NPG_MAX_TASKS)
-		return;
+		return 0;
 	tr->t[tr->n++] = (struct npg_tracee){ tid, tgid, ppid };
+	return 0;
 }
 
 /* A zombie we may reap: a thread, or a process whose real parent is not ours */
@@ -143,10 +158,16 @@ void npg_tracer_service(struct npg_tracees *tr)
 
 int npg_tracer_seize(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid)
 {
+	int err;
+
 	if (ptrace(PTRACE_SEIZE, tid, 0L, 0L) < 0)
 		return errno;
-	add(tr, tid, tgid, ppid);
-	return 0;
+	if (add(tr, tid, tgid, ppid) == 0)
+		return 0;
+	/* no room to remember it: not traced, and the step says why */
+	err = errno;
+	ptrace(PTRACE_DETACH, tid, 0L, 0L);
+	return err;
 }
 
 static long ms_since(const struct timespec *start)
@@ -234,13 +255,15 @@ void npg_tracer_inherit(struct npg_tracees *tr)
 	const char *v = getenv(NPG_TRACEES_ENV);
 
 	tr->n = 0;
+	tr->t = NULL;
 	while (v && *v) {
 		unsigned tid, tgid, ppid;
 		int used = 0;
 
 		if (sscanf(v, "%x:%x:%x%n", &tid, &tgid, &ppid, &used) != 3 || used == 0)
 			break;
-		add(tr, (pid_t)tid, (pid_t)tgid, (pid_t)ppid);
+		if (add(tr, (pid_t)tid, (pid_t)tgid, (pid_t)ppid) < 0)
+			break;	/* out of memory: those tracees are then never serviced */
 		v += used;
 		if (*v == ',')
 			v++;

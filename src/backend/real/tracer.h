@@ -20,10 +20,14 @@ struct npg_tracee {
 	pid_t ppid;	/* its process's real parent */
 };
 
-/* Per puppet task (ptrace links tasks): lives on serve()'s stack */
+/*
+ * Per puppet task (ptrace links tasks), on serve()'s stack; the entries
+ * are mapped at the first seize (NPG_MAX_TASKS of them): serve() frames
+ * nest on a thread's small stack with every fork, so they stay small.
+ */
 struct npg_tracees {
 	int n;
-	struct npg_tracee t[NPG_MAX_TASKS];
+	struct npg_tracee *t;	/* NULL until the first */
 };
 
 /*
