@@ -30,6 +30,8 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 		m->world.exec_id_changed = b->release->exec_id_changed;
 		m->world.cap_full_set = (NPG_CAP(b->release->cap_last_cap) << 1) - 1;
 		m->world.ptrace_user_ns_rules = b->release->ptrace_user_ns_rules;
+		m->world.userns_setgroups_knob = b->release->userns_setgroups_knob;
+		m->world.userns_map_root_setfcap = b->release->userns_map_root_setfcap;
 	}
 	/* the machine's Yama and fs.suid_dumpable, or the scenario's Yama */
 	m->world.yama_scope = b->yama_fixed ? b->yama_scope : sc->yama_scope;
@@ -162,6 +164,18 @@ static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
 		return npg_sys_dumpable(w, t, op->value);
 	case NPG_OP_PTRACER:
 		return npg_sys_ptracer(w, t, op->value, op->target);
+	case NPG_OP_CLONE_USER:
+		return npg_sys_clone_user(w, t, op->target, op->value, &op->uid_map, &op->gid_map);
+	case NPG_OP_SETNS_USER:
+		return npg_sys_setns_user(w, t, op->target);
+	case NPG_OP_WRITE_IDMAP:
+		return npg_sys_write_idmap(w, t, op->target, op->value,
+					   op->value ? &op->gid_map : &op->uid_map);
+	case NPG_OP_WRITE_SETGROUPS:
+		return npg_sys_write_setgroups(w, t, op->target, op->value);
+	case NPG_OP_MAX_USERNS:
+		return npg_sys_max_user_namespaces(w, t, op->lim_cur > INT32_MAX ? -1 :
+							 (long)op->lim_cur);
 	}
 	return (struct npg_result){ .kind = NPG_R_ERRNO, .value = ENOSYS };
 }

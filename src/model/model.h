@@ -83,6 +83,11 @@ struct npg_world {
 	/* ptracer_cred and mm->user_ns (4.10): the policy's unless the release is older */
 	bool ptrace_user_ns_rules;
 	int yama_scope;		/* kernel.yama.ptrace_scope; -1: no Yama */
+	/* /proc/PID/setgroups and the euid / setgroups rules of unprivileged
+	 * maps (3.19); CAP_SETFCAP to map uid 0 (5.12): the policy's unless
+	 * the release is older */
+	bool userns_setgroups_knob;
+	bool userns_map_root_setfcap;
 	int suid_dumpable;	/* fs.suid_dumpable: 0 unless the machine says otherwise */
 	int ntasks;
 	struct npg_task *tasks;
@@ -230,6 +235,26 @@ void npg_commit_creds_dumpable(struct npg_world *w, int t, const struct npg_cred
 			       const struct npg_cred *new);
 /* The dumpability of a task declared with credentials @c: after its execve() */
 int npg_exec_dumpable(const struct npg_world *w, const struct npg_cred *c);
+
+/* User namespaces made and administered (userns_setup.c) */
+/* clone(CLONE_NEWUSER | SIGCHLD): @child in the new namespace @ns, maps by the harness */
+struct npg_result npg_sys_clone_user(struct npg_world *w, int t, int child, int ns,
+				     const struct npg_idmap *uid_map,
+				     const struct npg_idmap *gid_map);
+/* setns(fd of user namespace @ns, CLONE_NEWUSER) */
+struct npg_result npg_sys_setns_user(struct npg_world *w, int t, int ns);
+/* @t writes /proc/@target/uid_map (gid_map) */
+struct npg_result npg_sys_write_idmap(struct npg_world *w, int t, int target, bool gid,
+				      const struct npg_idmap *map);
+/* @t writes "allow" or "deny" to /proc/@target/setgroups */
+struct npg_result npg_sys_write_setgroups(struct npg_world *w, int t, int target, bool allow);
+/* @t writes /proc/sys/user/max_user_namespaces (its own namespace's) */
+struct npg_result npg_sys_max_user_namespaces(struct npg_world *w, int t, long value);
+/* Model-internal: copy_process() for fork, thread and clone(CLONE_NEWUSER)
+ * (@newuser_ns 0: none), and copy_creds()'s create_user_ns() */
+struct npg_result npg_copy_process(struct npg_world *w, int t, int child, bool thread,
+				   int newuser_ns);
+int npg_copy_creds_newuser(struct npg_world *w, int t, int ns, struct npg_cred *new);
 
 /* execve() of @f; NULL is a plain program (no set-id bit, no file capabilities) */
 struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct npg_exec_file *f);

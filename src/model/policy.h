@@ -37,6 +37,11 @@ struct npg_policy {
 	 * cred->user_ns
 	 */
 	bool ptrace_user_ns_rules;
+	/* /proc/PID/setgroups, unprivileged maps by euid (3.19: 9cc46516ddf4,
+	 * 66d2f338ee4c, 80dd00a23784); CAP_SETFCAP to map uid 0 (5.12,
+	 * db2e718a4798) */
+	bool userns_setgroups_knob;
+	bool userns_map_root_setfcap;
 	/*
 	 * RLIMIT_NPROC lives in ucounts (21d1c5e386bc, 5.14): one count per
 	 * (user namespace, uid), checked up the chain of namespaces; before,

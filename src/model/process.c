@@ -19,6 +19,14 @@ static struct npg_result result(enum npg_result_kind kind, long value)
  */
 struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool thread)
 {
+	return npg_copy_process(w, t, child, thread, 0);
+}
+
+/* copy_creds() comes after the RLIMIT_NPROC test: a new namespace's
+ * failure (ENOSPC, EPERM) fails the fork with the flag already cleared */
+struct npg_result npg_copy_process(struct npg_world *w, int t, int child, bool thread,
+				   int newuser_ns)
+{
 	struct npg_task *parent = &w->tasks[t];
 	struct npg_task *c = &w->tasks[child];
 	int err;
@@ -27,6 +35,8 @@ struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool threa
 	c->state = NPG_TASK_ABSENT;
 	err = w->policy->copy_process(w, parent);
 	if (err)
+		return result(NPG_R_ERRNO, -err);
+	if (newuser_ns && (err = npg_copy_creds_newuser(w, t, newuser_ns, &c->cred)) < 0)
 		return result(NPG_R_ERRNO, -err);
 	c->state = NPG_TASK_RUNNING;
 	c->exit_code = c->exit_signal = 0;

@@ -82,6 +82,13 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 	/* ptracer_cred and mm->user_ns in 4.10 (64b875f7ac8a, bfedb589252c) */
 	r->ptrace_user_ns_rules = era->ptrace_user_ns_rules &&
 				  (r->major > 4 || (r->major == 4 && r->minor >= 10));
+	/* /proc/PID/setgroups in 3.19 (9cc46516ddf4; security fixes, also
+	 * in some stable branches, not followed here); CAP_SETFCAP to map
+	 * uid 0 in 5.12 (db2e718a4798) */
+	r->userns_setgroups_knob = era->userns_setgroups_knob &&
+				   (r->major > 3 || (r->major == 3 && r->minor >= 19));
+	r->userns_map_root_setfcap = era->userns_map_root_setfcap &&
+				     (r->major > 5 || (r->major == 5 && r->minor >= 12));
 	/*
 	 * include/uapi/linux/capability.h: CAP_CHECKPOINT_RESTORE (40) came in
 	 * 5.9, CAP_PERFMON and CAP_BPF (38, 39) in 5.8, CAP_AUDIT_READ (37) in

@@ -18,6 +18,8 @@ struct npg_release {
 	bool no_new_privs;		/* PR_SET_NO_NEW_PRIVS: 3.5 on */
 	bool exec_id_changed;		/* 337490f0007f: 6.17 on */
 	bool ptrace_user_ns_rules;	/* 64b875f7ac8a, bfedb589252c: 4.10 on */
+	bool userns_setgroups_knob;	/* 9cc46516ddf4 and the rest: 3.19 on */
+	bool userns_map_root_setfcap;	/* db2e718a4798: 5.12 on */
 	int cap_last_cap;		/* CAP_LAST_CAP of this release */
 	char why[200];			/* where the point release changed a rule, or "" */
 };

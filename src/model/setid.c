@@ -202,7 +202,9 @@ struct npg_result npg_sys_setfsuid(struct npg_world *w, int t, bool gid, npg_id 
  * kernel/groups.c, setgroups(): may_setgroups() is CAP_SETGID in the
  * caller's namespace and userns_may_setgroups() -- "It is not safe to use
  * setgroups until a gid mapping in the user namespace has been
- * established"; then groups_from_user(): an unmapped gid is EINVAL.
+ * established", nor once "deny" was written to /proc/PID/setgroups
+ * (USERNS_SETGROUPS_ALLOWED); then groups_from_user(): an unmapped gid is
+ * EINVAL.
  */
 struct npg_result npg_sys_setgroups(struct npg_world *w, int t, int n, const npg_id *groups)
 {
@@ -211,7 +213,8 @@ struct npg_result npg_sys_setgroups(struct npg_world *w, int t, int n, const npg
 	npg_id kgroups[NPG_NGROUPS];
 
 	if (!npg_capable_own_ns(cur, NPG_CAP_SETGID) ||
-	    (ns != NPG_USERNS_INITIAL && w->userns[ns].gid_map.nr == 0))
+	    (ns != NPG_USERNS_INITIAL && (w->userns[ns].gid_map.nr == 0 ||
+					  !w->userns[ns].setgroups_allowed)))
 		return fail(EPERM);
 	if (n < 0 || n > NPG_NGROUPS)
 		return fail(EINVAL);

@@ -37,6 +37,14 @@ struct npg_userns {
 	uint64_t nproc_max;
 	/* uid_map / gid_map: lower ids in the parent namespace's terms */
 	struct npg_idmap uid_map, gid_map;
+	/* USERNS_SETGROUPS_ALLOWED: inherited from the parent, cleared by
+	 * writing "deny" to /proc/PID/setgroups (3.19+) */
+	bool setgroups_allowed;
+	/* the creator's effective set held CAP_SETFCAP (verify_root_map(), 5.12+) */
+	bool parent_could_setfcap;
+	/* ucount_max[UCOUNT_USER_NAMESPACES]: user.max_user_namespaces as a
+	 * task of this namespace reads and writes it; INT_MAX at creation */
+	long max_user_namespaces;
 };
 
 struct npg_world;

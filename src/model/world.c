@@ -15,6 +15,8 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	w->exec_id_changed = p->exec_id_changed;
 	w->cap_full_set = NPG_CAP_ALL;
 	w->ptrace_user_ns_rules = p->ptrace_user_ns_rules;
+	w->userns_setgroups_knob = p->userns_setgroups_knob;
+	w->userns_map_root_setfcap = p->userns_map_root_setfcap;
 	w->yama_scope = -1;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));

@@ -1125,6 +1125,10 @@ static const struct op_spec op_specs[] = {
 	{ "kill", NPG_OP_KILL, 0, false, false },
 	{ "unshare", NPG_OP_UNSHARE_USER, 0, false, false },
 	{ "ptrace", NPG_OP_PTRACE, 0, false, false },
+	{ "clone", NPG_OP_CLONE_USER, 0, false, false },
+	{ "setns", NPG_OP_SETNS_USER, 0, false, false },
+	{ "write", NPG_OP_WRITE_IDMAP, 0, false, false },
+	{ "sysctl", NPG_OP_MAX_USERNS, 0, false, false },
 	{ NULL, 0, 0, false, false },
 };
 
@@ -1236,17 +1240,21 @@ static int parse_idmap(struct parser *p, int i, int end, bool gid, struct npg_id
 	}
 }
 
-/* unshare user NAME [uidmap ...] [gidmap ...] */
-static bool parse_unshare(struct parser *p, struct npg_stmt *st, int i, int end)
+/*
+ * unshare user NAME [uidmap ...] [gidmap ...], and the same after
+ * "clone CHILD": the new namespace NAME, made by @creator, is 1 + its
+ * index in *@ns
+ */
+static bool parse_new_userns(struct parser *p, struct npg_op *op, int creator, int i, int end,
+			     const char *what, int *ns)
 {
 	struct npg_scenario *sc = p->sc;
-	struct npg_op *op = &st->op;
 	struct npg_userns_decl *grown;
 	int name = i + 1;
 
 	if (!expect_word(p, i, "'user'") || !tok_is(&p->tok[i], "user")) {
 		if (i < end)
-			error_at(p, p->tok[i].col, "only 'unshare user' is modelled");
+			error_at(p, p->tok[i].col, "only '%s user' is modelled", what);
 		return false;
 	}
 	if (!expect_word(p, i + 1, "the new namespace's name"))
@@ -1281,9 +1289,56 @@ static bool parse_unshare(struct parser *p, struct npg_stmt *st, int i, int end)
 	sc->userns = grown;
 	grown[sc->nuserns] = (struct npg_userns_decl){
 		.name = tok_dup(&p->tok[name]),
-		.line = p->line, .creator = st->task };
-	op->target = ++sc->nuserns;
+		.line = p->line, .creator = creator };
+	*ns = ++sc->nuserns;
 	return true;
+}
+
+/* "user NS": a namespace an earlier unshare or clone named */
+static bool userns_ref(struct parser *p, int i, int *ns)
+{
+	if (!expect_word(p, i, "'user'") || !tok_is(&p->tok[i], "user")) {
+		if (i < p->ntok)
+			error_at(p, p->tok[i].col, "only user namespaces are modelled: 'user NS'");
+		return false;
+	}
+	if (!expect_word(p, i + 1, "a namespace name"))
+		return false;
+	*ns = find_userns(p->sc, &p->tok[i + 1]) + 1;
+	if (*ns == 0) {
+		error_at(p, p->tok[i + 1].col, "unknown namespace '%.*s%s' (one an earlier 'unshare "
+			 "user' or 'clone' names)", TOKLEN(p->tok[i + 1].len), p->tok[i + 1].start,
+			 TOKCUT(p->tok[i + 1].len));
+		return false;
+	}
+	return true;
+}
+
+/* write TASK uid_map LINES | gid_map LINES | setgroups allow|deny */
+static bool parse_write(struct parser *p, struct npg_op *op, int i, int end)
+{
+	if (!task_ref(p, i, &op->target) || !expect_word(p, i + 1, "uid_map, gid_map or setgroups"))
+		return false;
+	if (tok_is(&p->tok[i + 1], "setgroups")) {
+		op->code = NPG_OP_WRITE_SETGROUPS;
+		if (!expect_word(p, i + 2, "allow or deny"))
+			return false;
+		if (!tok_is(&p->tok[i + 2], "allow") && !tok_is(&p->tok[i + 2], "deny")) {
+			error_at(p, p->tok[i + 2].col, "expected allow or deny");
+			return false;
+		}
+		op->value = tok_is(&p->tok[i + 2], "allow");
+		return expect_end(p, i + 3, end);
+	}
+	if (!tok_is(&p->tok[i + 1], "uid_map") && !tok_is(&p->tok[i + 1], "gid_map")) {
+		error_at(p, p->tok[i + 1].col, "expected uid_map, gid_map or setgroups");
+		return false;
+	}
+	op->value = tok_is(&p->tok[i + 1], "gid_map");
+	if (!expect_word(p, i + 2, "a map line: INSIDE OUTSIDE COUNT"))
+		return false;
+	i = parse_idmap(p, i + 2, end, op->value, op->value ? &op->gid_map : &op->uid_map);
+	return i >= 0 && expect_end(p, i, end);
 }
 
 /* prctl ptracer TASK | any | none: Yama's PR_SET_PTRACER */
@@ -1447,7 +1502,38 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 			return false;
 		return expect_end(p, i, end);
 	case NPG_OP_UNSHARE_USER:
-		return parse_unshare(p, st, i, end);
+		return parse_new_userns(p, op, st->task, i, end, "unshare", &op->target);
+	case NPG_OP_CLONE_USER:
+		/* clone CHILD user NS [maps]: clone(CLONE_NEWUSER | SIGCHLD) */
+		if (!expect_word(p, i, "the new task's name") ||
+		    !check_fresh_name(p, &p->tok[i], "task"))
+			return false;
+		idx = add_task(p, &p->tok[i]);
+		if (idx < 0)
+			return false;
+		p->sc->tasks[idx].creator = st->task;
+		op->target = idx;
+		return parse_new_userns(p, op, idx, i + 1, end, "clone CHILD", &op->value);
+	case NPG_OP_SETNS_USER:
+		return userns_ref(p, i, &op->target) && expect_end(p, i + 2, end);
+	case NPG_OP_WRITE_IDMAP:
+		return parse_write(p, op, i, end);
+	case NPG_OP_MAX_USERNS:
+		/* sysctl user.max_user_namespaces N (0 to INT_MAX, or more: EINVAL) */
+		if (!expect_word(p, i, "'user.max_user_namespaces'"))
+			return false;
+		if (!tok_is(&p->tok[i], "user.max_user_namespaces")) {
+			error_at(p, p->tok[i].col, "only 'sysctl user.max_user_namespaces N' is modelled");
+			return false;
+		}
+		if (!expect_word(p, i + 1, "a number") || !tok_u64(&p->tok[i + 1], &v) ||
+		    v > UINT32_MAX) {
+			if (i + 1 < end)
+				error_at(p, p->tok[i + 1].col, "expected a number (0 to 4294967295)");
+			return false;
+		}
+		op->lim_cur = v;
+		return expect_end(p, i + 2, end);
 	case NPG_OP_EXECVE:
 		/* from a thread too: de_thread() makes it the process's leader */
 		if (i < end) {	/* a declared file, or a plain program named for the reader */
@@ -1543,9 +1629,9 @@ static bool vfork_allows(struct parser *p, int task, enum npg_opcode code, bool 
 	}
 	waiter = vfork_waiter(p, task);
 	if (waiter >= 0 && (glibc || code == NPG_OP_FORK || code == NPG_OP_VFORK ||
-			    code == NPG_OP_THREAD)) {
+			    code == NPG_OP_THREAD || code == NPG_OP_CLONE_USER)) {
 		error_at(p, p->tok[2].col, "'%s' shares the memory of '%s' (vfork) until it execs "
-			 "or exits: fork, vfork, thread and glibc are not modelled there",
+			 "or exits: fork, vfork, clone, thread and glibc are not modelled there",
 			 sc->tasks[task].name, sc->tasks[waiter].name);
 		return false;
 	}
@@ -1925,11 +2011,13 @@ int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no
 			 "parent would block until the child execs or exits");
 		return -1;
 	}
-	if (spec->code == NPG_OP_UNSHARE_USER) {
+	if (spec->code == NPG_OP_UNSHARE_USER || spec->code == NPG_OP_CLONE_USER ||
+	    spec->code == NPG_OP_SETNS_USER || spec->code == NPG_OP_WRITE_IDMAP ||
+	    spec->code == NPG_OP_MAX_USERNS) {
 		/* a program's statements may run many times, or in any order:
 		 * a namespace is named by the one step that creates it */
-		error_at(&p, p.tok[first].col, "unshare is not modelled in a concurrent program: "
-			 "each namespace is created by one step of a scenario");
+		error_at(&p, p.tok[first].col, "%s is not modelled in a concurrent program: "
+			 "each namespace is created by one step of a scenario", spec->name);
 		return -1;
 	}
 	if (spec->code == NPG_OP_PTRACE ||

@@ -23,6 +23,11 @@ enum npg_opcode {
 	NPG_OP_PTRACE,		/* ptrace [detach] TASK: value 0 PTRACE_SEIZE, 1 detach */
 	NPG_OP_DUMPABLE,	/* prctl dumpable 0|1: PR_SET_DUMPABLE, value */
 	NPG_OP_PTRACER,		/* prctl ptracer TASK|any|none: Yama's PR_SET_PTRACER */
+	NPG_OP_CLONE_USER,	/* clone CHILD user NS [maps]: target the child, value NS */
+	NPG_OP_SETNS_USER,	/* setns user NS: target NS */
+	NPG_OP_WRITE_IDMAP,	/* write TASK uid_map|gid_map LINES: value 1 for gid_map */
+	NPG_OP_WRITE_SETGROUPS,	/* write TASK setgroups allow|deny: value 1 allow */
+	NPG_OP_MAX_USERNS,	/* sysctl user.max_user_namespaces N: lim_cur N */
 };
 
 /* NPG_OP_PTRACE's value */
@@ -44,8 +49,9 @@ struct npg_op {
 	int file;		/* execve: 1 + index into the scenario's files, 0: a plain program */
 	struct npg_exec_file exec;	/* execve: what that file is (a copy of the declaration) */
 	bool glibc;		/* set*id: glibc's wrapper, applied to every thread of the process */
-	/* unshare user: @target is the namespace (1 + index into the scenario's
-	 * userns); the maps the harness writes after it (nr 0: none) */
+	/* unshare user, setns user: @target is the namespace (1 + index into
+	 * the scenario's userns; clone: @value); the maps the harness writes
+	 * after unshare or clone (nr 0: none), or the lines of a `write` */
 	struct npg_idmap uid_map, gid_map;
 };
 

@@ -97,6 +97,8 @@ const struct npg_policy npg_policy_linux_6 = {
 	.ambient_caps = true,
 	.no_new_privs = true,
 	.ptrace_user_ns_rules = true,
+	.userns_setgroups_knob = true,
+	.userns_map_root_setfcap = true,
 	/* on the 6.18 kernel conform runs on (scenarios/regression/no-new-privs.npg);
 	 * before 6.17 the release decides (model/release.c) */
 	.exec_id_changed = true,
