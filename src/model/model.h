@@ -88,6 +88,7 @@ struct npg_world {
 	 * the release is older */
 	bool userns_setgroups_knob;
 	bool userns_map_root_setfcap;
+	bool userns_max_sysctl;	/* user.max_user_namespaces (4.9) */
 	int suid_dumpable;	/* fs.suid_dumpable: 0 unless the machine says otherwise */
 	int ntasks;
 	struct npg_task *tasks;

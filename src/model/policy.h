@@ -42,6 +42,8 @@ struct npg_policy {
 	 * db2e718a4798) */
 	bool userns_setgroups_knob;
 	bool userns_map_root_setfcap;
+	/* user.max_user_namespaces and its ENOSPC (4.9, b376c3e1b6ec) */
+	bool userns_max_sysctl;
 	/*
 	 * RLIMIT_NPROC lives in ucounts (21d1c5e386bc, 5.14): one count per
 	 * (user namespace, uid), checked up the chain of namespaces; before,

@@ -89,6 +89,9 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 				   (r->major > 3 || (r->major == 3 && r->minor >= 19));
 	r->userns_map_root_setfcap = era->userns_map_root_setfcap &&
 				     (r->major > 5 || (r->major == 5 && r->minor >= 12));
+	/* user.max_user_namespaces in 4.9 (b376c3e1b6ec) */
+	r->userns_max_sysctl = era->userns_max_sysctl &&
+			       (r->major > 4 || (r->major == 4 && r->minor >= 9));
 	/*
 	 * include/uapi/linux/capability.h: CAP_CHECKPOINT_RESTORE (40) came in
 	 * 5.9, CAP_PERFMON and CAP_BPF (38, 39) in 5.8, CAP_AUDIT_READ (37) in

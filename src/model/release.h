@@ -20,6 +20,7 @@ struct npg_release {
 	bool ptrace_user_ns_rules;	/* 64b875f7ac8a, bfedb589252c: 4.10 on */
 	bool userns_setgroups_knob;	/* 9cc46516ddf4 and the rest: 3.19 on */
 	bool userns_map_root_setfcap;	/* db2e718a4798: 5.12 on */
+	bool userns_max_sysctl;		/* b376c3e1b6ec: 4.9 on */
 	int cap_last_cap;		/* CAP_LAST_CAP of this release */
 	char why[200];			/* where the point release changed a rule, or "" */
 };

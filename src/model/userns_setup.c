@@ -120,7 +120,7 @@ static int create_user_ns(struct npg_world *w, int t, int ns, struct npg_cred *n
 		return err;
 	if (parent != NPG_USERNS_INITIAL && w->userns[parent].level > 32)
 		return -ENOSPC;
-	if (!userns_count_below_max(w, parent, new->uid.eff))
+	if (w->userns_max_sysctl && !userns_count_below_max(w, parent, new->uid.eff))
 		return -ENOSPC;
 	if (npg_from_kid(w, parent, new->uid.eff, false) == NPG_ID_NONE ||
 	    npg_from_kid(w, parent, new->gid.eff, true) == NPG_ID_NONE)
@@ -476,13 +476,15 @@ struct npg_result npg_sys_write_setgroups(struct npg_world *w, int t, int target
  * namespace's value (kernel/ucount.c, set_lookup()): writable only with
  * CAP_SYS_RESOURCE over that namespace (set_permissions(): else mode
  * 0444, so open() is EACCES, root included); 0 to INT_MAX
- * (proc_dointvec_minmax(): EINVAL outside).
+ * (proc_dointvec_minmax(): EINVAL outside). No such file before 4.9.
  */
 struct npg_result npg_sys_max_user_namespaces(struct npg_world *w, int t, long value)
 {
 	struct npg_task *task = &w->tasks[t];
 	int err;
 
+	if (!w->userns_max_sysctl)
+		return result(NPG_R_ERRNO, ENOENT);
 	if ((err = userns_table(w)) < 0)
 		return result(NPG_R_ERRNO, -err);
 	if (!npg_ns_capable(w, task, task->cred.userns, NPG_CAP_SYS_RESOURCE))

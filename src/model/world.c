@@ -17,6 +17,7 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	w->ptrace_user_ns_rules = p->ptrace_user_ns_rules;
 	w->userns_setgroups_knob = p->userns_setgroups_knob;
 	w->userns_map_root_setfcap = p->userns_map_root_setfcap;
+	w->userns_max_sysctl = p->userns_max_sysctl;
 	w->yama_scope = -1;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));

@@ -58,6 +58,23 @@ int main(void)
 	tap_ok(npg_release_parse(&r, "5.8.0", NULL) == 0 && r.cap_last_cap == 39, "5.8: CAP_BPF last");
 	tap_ok(npg_release_parse(&r, "5.10.223", NULL) == 0 && r.cap_last_cap == 40,
 	       "5.10: CAP_CHECKPOINT_RESTORE last");
+	/* the user-namespace and ptrace rules that came inside linux-3.1's span */
+	tap_ok(npg_release_parse(&r, "3.18.140", NULL) == 0 && !r.userns_setgroups_knob,
+	       "3.18: no /proc/PID/setgroups");
+	tap_ok(npg_release_parse(&r, "3.19.0", NULL) == 0 && r.userns_setgroups_knob,
+	       "3.19: /proc/PID/setgroups");
+	tap_ok(npg_release_parse(&r, "4.8.17", NULL) == 0 && !r.userns_max_sysctl &&
+	       !r.ptrace_user_ns_rules, "4.8: no user.max_user_namespaces, PT_PTRACE_CAP");
+	tap_ok(npg_release_parse(&r, "4.9.337", NULL) == 0 && r.userns_max_sysctl &&
+	       !r.ptrace_user_ns_rules, "4.9: user.max_user_namespaces, still PT_PTRACE_CAP");
+	tap_ok(npg_release_parse(&r, "4.10.0", NULL) == 0 && r.ptrace_user_ns_rules,
+	       "4.10: ptracer_cred and mm->user_ns");
+	tap_ok(npg_release_parse(&r, "5.11.22", NULL) == 0 && !r.userns_map_root_setfcap,
+	       "5.11: mapping uid 0 needs nothing more");
+	tap_ok(npg_release_parse(&r, "5.12.0", NULL) == 0 && r.userns_map_root_setfcap,
+	       "5.12: mapping uid 0 needs CAP_SETFCAP");
+	tap_ok(npg_release_parse(&r, "2.6.32", NULL) == 0 && !r.userns_setgroups_knob &&
+	       !r.ptrace_user_ns_rules, "2.6.32: the oldest rules");
 	{
 		struct npg_world w;
 

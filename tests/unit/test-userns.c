@@ -241,6 +241,85 @@ static void test_exec(void)
 	tap_is(w.tasks[0].cred.uid.eff, W, "its owner is unmapped: the bit is ignored");
 }
 
+/* new_idmap_permitted(), verify_root_map(), /proc/PID/setgroups: a writer that is no harness */
+static void test_writers(void)
+{
+	struct npg_idmap own = map1(0, W, 1), root = map1(0, 0, 1), two = map1(0, W, 2);
+
+	fresh("linux-6", 4);
+	spawn(0, W, 8, 8);
+	tap_is(err(npg_sys_unshare_user(&w, 0, 1, NULL, NULL)), 0, "unshare, no maps");
+	tap_is(err(npg_sys_write_idmap(&w, 0, 0, false, &two)), EPERM, "two ids: EPERM");
+	tap_is(err(npg_sys_write_idmap(&w, 0, 0, false, &root)), EPERM,
+	       "lower id 0 without the creator's CAP_SETFCAP: EPERM");
+	tap_is(err(npg_sys_write_idmap(&w, 0, 0, false, &own)), 0, "its own euid: ok");
+	tap_is(err(npg_sys_write_idmap(&w, 0, 0, false, &own)), EPERM, "a second write: EPERM");
+	tap_is(err(npg_sys_write_idmap(&w, 0, 0, true, &own)), EPERM, "gid_map, setgroups allowed: EPERM");
+	tap_is(err(npg_sys_write_setgroups(&w, 0, 0, false)), 0, "deny");
+	tap_is(err(npg_sys_write_idmap(&w, 0, 0, true, &own)), 0, "then gid_map: ok");
+	tap_is(err(npg_sys_write_setgroups(&w, 0, 0, true)), EPERM, "allow after deny: EPERM");
+	tap_is(err(npg_sys_setgroups(&w, 0, 0, NULL)), EPERM, "setgroups() denied inside");
+	tap_is(err(npg_sys_unshare_user(&w, 0, 2, NULL, NULL)), 0, "a nested namespace...");
+	tap_ok(!w.userns[2].setgroups_allowed, "... inherits the deny");
+	/* before 5.12 (no verify_root_map()) mapping uid 0 needs no CAP_SETFCAP */
+	fresh("linux-3.1", 4);
+	spawn(0, 0, 8, 8);
+	w.tasks[0].cred.cap_effective &= ~NPG_CAP(31);
+	npg_sys_unshare_user(&w, 0, 1, NULL, NULL);
+	w.userns_map_root_setfcap = false;
+	tap_is(err(npg_sys_write_idmap(&w, 0, 0, false, &root)), 0,
+	       "before 5.12 root maps uid 0 without CAP_SETFCAP");
+	/* a root creator with CAP_SETFCAP maps 0 from inside since 5.12 */
+	fresh("linux-6", 4);
+	spawn(0, 0, 8, 8);
+	npg_sys_unshare_user(&w, 0, 1, NULL, NULL);
+	tap_is(err(npg_sys_write_idmap(&w, 0, 0, false, &root)), 0,
+	       "parent_could_setfcap: root maps uid 0 from inside");
+	/* the writer's namespace must be the map's or its parent */
+	fresh("linux-6", 4);
+	spawn(0, W, 8, 8);
+	spawn(1, W, 8, 8);
+	npg_sys_unshare_user(&w, 0, 1, NULL, NULL);
+	npg_sys_unshare_user(&w, 1, 2, &own, NULL);
+	tap_is(err(npg_sys_write_idmap(&w, 1, 0, false, &own)), EPERM, "a sibling namespace: EPERM");
+	tap_is(err(npg_sys_write_idmap(&w, 1, 1, true, &own)), EPERM, "the initial one's: EPERM");
+}
+
+/* clone(CLONE_NEWUSER), setns(), user.max_user_namespaces */
+static void test_clone_setns_max(void)
+{
+	struct npg_idmap own = map1(0, W, 1);
+
+	fresh("linux-6", 6);
+	spawn(0, W, 3, 8);
+	npg_sys_fork(&w, 0, 1, true);
+	tap_is(err(npg_sys_unshare_user(&w, 0, 1, NULL, NULL)), EINVAL, "threads: unshare EINVAL");
+	tap_is(err(npg_sys_clone_user(&w, 0, 2, 1, &own, &own)), 0, "clone is fine");
+	tap_is(w.tasks[2].cred.userns, 1, "the child is in the new namespace");
+	tap_is(w.tasks[0].cred.userns, 0, "the parent is not");
+	tap_is(npg_count_in(&w, 1, W), 1, "the child counts inside");
+	tap_is(npg_count_of(&w, W), 3, "and for W outside (thread, parent, child)");
+	tap_is(err(npg_sys_clone_user(&w, 0, 3, 2, NULL, NULL)), EAGAIN,
+	       "the parent's test: 3 of 3, EAGAIN before any namespace");
+	tap_ok(!w.userns[2].exists, "no namespace made");
+	tap_is(err(npg_sys_setns_user(&w, 0, 1)), EINVAL, "setns with threads: EINVAL");
+	npg_sys_exit(&w, 1, 0);
+	tap_is(err(npg_sys_setns_user(&w, 0, 1)), 0, "the owner joins from outside");
+	tap_is(err(npg_sys_setns_user(&w, 0, 1)), EINVAL, "its own namespace: EINVAL");
+	tap_is(err(npg_sys_setns_user(&w, 0, 5)), EBADF, "a namespace never made: EBADF");
+	tap_is(npg_count_in(&w, 1, W), 2, "both count inside now");
+	/* max_user_namespaces, inside: the owner is root there */
+	tap_is(err(npg_sys_max_user_namespaces(&w, 2, 0)), 0, "root inside sets its own");
+	tap_is(err(npg_sys_unshare_user(&w, 2, 3, NULL, NULL)), ENOSPC, "0: ENOSPC");
+	tap_is(err(npg_sys_max_user_namespaces(&w, 2, 1)), 0, "1");
+	tap_is(err(npg_sys_unshare_user(&w, 2, 4, NULL, NULL)), 0, "one namespace below");
+	spawn(5, W, 8, 8);
+	w.tasks[5].cred.cap_effective = 0;
+	tap_is(err(npg_sys_max_user_namespaces(&w, 5, 9)), EACCES, "no CAP_SYS_RESOURCE: EACCES");
+	w.userns_max_sysctl = false;
+	tap_is(err(npg_sys_max_user_namespaces(&w, 2, 9)), ENOENT, "before 4.9: no such file");
+}
+
 int main(void)
 {
 	test_chain_limit();
@@ -252,6 +331,8 @@ int main(void)
 	test_unshare_failures();
 	test_cap_capable();
 	test_exec();
+	test_writers();
+	test_clone_setns_max();
 	npg_world_free(&w);
 	return tap_done();
 }

@@ -61,4 +61,5 @@ const struct npg_policy npg_policy_linux_3_1 = {
 	.ptrace_user_ns_rules = true,
 	.userns_setgroups_knob = true,
 	.userns_map_root_setfcap = true,
+	.userns_max_sysctl = true,
 };

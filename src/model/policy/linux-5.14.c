@@ -86,5 +86,6 @@ const struct npg_policy npg_policy_linux_5_14 = {
 	.ptrace_user_ns_rules = true,
 	.userns_setgroups_knob = true,
 	.userns_map_root_setfcap = true,
+	.userns_max_sysctl = true,
 	.ucounts = true,
 };
