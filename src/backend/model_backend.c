@@ -33,6 +33,7 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 		m->world.userns_setgroups_knob = b->release->userns_setgroups_knob;
 		m->world.userns_map_root_setfcap = b->release->userns_map_root_setfcap;
 		m->world.userns_max_sysctl = b->release->userns_max_sysctl;
+		m->world.fcaps_v3 = b->release->fcaps_v3;
 	}
 	/* the machine's Yama and fs.suid_dumpable, or the scenario's Yama */
 	m->world.yama_scope = b->yama_fixed ? b->yama_scope : sc->yama_scope;

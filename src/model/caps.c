@@ -83,7 +83,8 @@ int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f,
 		       const struct npg_bprm *bprm)
 {
 	const struct npg_cred old = *new;
-	bool effective = false, has_fcap = f && f->has_fcaps && !f->nosuid, is_setid;
+	bool effective = false, is_setid;
+	bool has_fcap = f && f->has_fcaps && !f->nosuid && !bprm->fcap_ignored;
 	bool setid_mapped = bprm->setid_mapped && !(f && f->nosuid), nnp = bprm->no_new_privs;
 	npg_id root = bprm->root_uid;
 

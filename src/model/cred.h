@@ -67,6 +67,14 @@ struct npg_exec_file {
 	bool has_fcaps;		/* security.capability: fP, fI and the fE bit */
 	uint64_t fcap_permitted, fcap_inheritable;
 	bool fcap_effective;
+	/*
+	 * security.capability v3 (8db6c34f1dbc, 4.14): written in a user
+	 * namespace, with the kernel uid of its root; the capabilities apply
+	 * only where @fcap_rootid is uid 0 of the caller's namespace or of an
+	 * ancestor (rootid_owns_currentns()); before 4.14 unknown: EINVAL
+	 */
+	bool fcap_v3;
+	npg_id fcap_rootid;
 	/* on a file system mounted nosuid: mnt_may_suid() is false, so
 	 * bprm_fill_uid() and get_file_caps() ignore the bits and capabilities */
 	bool nosuid;
@@ -91,6 +99,9 @@ struct npg_bprm {
 	bool no_new_privs;	/* LSM_UNSAFE_NO_NEW_PRIVS */
 	/* LSM_UNSAFE_PTRACE, and no ptracer_capable() to excuse it */
 	bool ptrace;
+	/* get_vfs_caps_from_disk(): -ENODATA for v3 capabilities whose
+	 * root id owns no namespace of the caller's chain: none */
+	bool fcap_ignored;
 	/* ns_capable(new->user_ns, CAP_SETUID) of the caller: a traced
 	 * caller that holds it keeps the new effective ids */
 	bool cap_setuid;

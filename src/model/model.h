@@ -89,6 +89,7 @@ struct npg_world {
 	bool userns_setgroups_knob;
 	bool userns_map_root_setfcap;
 	bool userns_max_sysctl;	/* user.max_user_namespaces (4.9) */
+	bool fcaps_v3;		/* namespaced file capabilities (4.14) */
 	int suid_dumpable;	/* fs.suid_dumpable: 0 unless the machine says otherwise */
 	int ntasks;
 	struct npg_task *tasks;

@@ -44,6 +44,8 @@ struct npg_policy {
 	bool userns_map_root_setfcap;
 	/* user.max_user_namespaces and its ENOSPC (4.9, b376c3e1b6ec) */
 	bool userns_max_sysctl;
+	/* security.capability v3, with a root id (4.14, 8db6c34f1dbc) */
+	bool fcaps_v3;
 	/*
 	 * RLIMIT_NPROC lives in ucounts (21d1c5e386bc, 5.14): one count per
 	 * (user namespace, uid), checked up the chain of namespaces; before,

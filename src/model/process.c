@@ -221,6 +221,10 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		return result(NPG_R_ERRNO, -err);
 	if (f && f->missing)
 		return result(NPG_R_ERRNO, ENOENT);
+	/* get_vfs_caps_from_disk() before 4.14: an unknown revision, and
+	 * get_file_caps() fails the exec with it */
+	if (f && f->has_fcaps && f->fcap_v3 && !f->nosuid && !w->fcaps_v3)
+		return result(NPG_R_ERRNO, EINVAL);
 	/* begin_new_exec(): bprm_creds_from_file() comes before de_thread();
 	 * bprm->unsafe was set by check_unsafe_exec() before either */
 	new = task->cred;
@@ -230,6 +234,7 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 				       npg_from_kid(w, new.userns, f->gid, true) != NPG_ID_NONE),
 		.no_new_privs = task->no_new_privs,
 		.ptrace = npg_ptrace_unsafe(w, t, new.userns),
+		.fcap_ignored = f && f->fcap_v3 && !npg_rootid_owns(w, new.userns, f->fcap_rootid),
 		.cap_setuid = npg_capable_own_ns(task, NPG_CAP_SETUID),
 		.id_changed_rule = w->exec_id_changed });
 	if (err)

@@ -92,6 +92,8 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 	/* user.max_user_namespaces in 4.9 (b376c3e1b6ec) */
 	r->userns_max_sysctl = era->userns_max_sysctl &&
 			       (r->major > 4 || (r->major == 4 && r->minor >= 9));
+	/* v3 file capabilities in 4.14 (8db6c34f1dbc) */
+	r->fcaps_v3 = era->fcaps_v3 && (r->major > 4 || (r->major == 4 && r->minor >= 14));
 	/*
 	 * include/uapi/linux/capability.h: CAP_CHECKPOINT_RESTORE (40) came in
 	 * 5.9, CAP_PERFMON and CAP_BPF (38, 39) in 5.8, CAP_AUDIT_READ (37) in

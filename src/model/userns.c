@@ -106,6 +106,20 @@ bool npg_cred_ns_capable(const struct npg_world *w, const struct npg_cred *c, in
 	}
 }
 
+/*
+ * security/commoncap.c, rootid_owns_currentns(): is kernel uid @kroot uid 0
+ * of namespace @ns or of one of its ancestors?
+ */
+bool npg_rootid_owns(const struct npg_world *w, int ns, npg_id kroot)
+{
+	for (;; ns = w->userns[ns].parent) {
+		if (npg_from_kid(w, ns, kroot, false) == 0)
+			return true;
+		if (ns == NPG_USERNS_INITIAL)
+			return false;
+	}
+}
+
 bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int target, int cap)
 {
 	return npg_cred_ns_capable(w, &t->cred, target, cap);

@@ -74,6 +74,8 @@ static inline npg_id npg_ns_root_uid(const struct npg_world *w, int ns)
 	return npg_make_kid(w, ns, 0, false);
 }
 
+/* rootid_owns_currentns(): @kroot is uid 0 of @ns or of an ancestor */
+bool npg_rootid_owns(const struct npg_world *w, int ns, npg_id kroot);
 /* security/commoncap.c, cap_capable(): @t's credentials against @target_ns */
 bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int target_ns, int cap);
 /* the same for credentials that are no task's own (ptracer_cred) */

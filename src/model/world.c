@@ -18,6 +18,7 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	w->userns_setgroups_knob = p->userns_setgroups_knob;
 	w->userns_map_root_setfcap = p->userns_map_root_setfcap;
 	w->userns_max_sysctl = p->userns_max_sysctl;
+	w->fcaps_v3 = p->fcaps_v3;
 	w->yama_scope = -1;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));

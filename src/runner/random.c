@@ -67,7 +67,8 @@ static const char *const secbits[] = { "noroot", "noroot-locked", "no-setuid-fix
 				       "no-cap-ambient-raise", "no-cap-ambient-raise-locked" };
 /* what execve may find: declared in every scenario */
 static const char *const files[] = { "/nonexistent", "/usr/bin/passwd", "/usr/bin/su1",
-				     "/usr/bin/newgrp", "/usr/bin/ping", "/media/usb/passwd" };
+				     "/usr/bin/newgrp", "/usr/bin/ping", "/media/usb/passwd",
+				     "/opt/ctr/ping" };
 
 /* a name, or a small number: the ids a namespace's maps make mean something */
 static const char *any_id(struct gen *g, bool allow_none)
@@ -87,39 +88,96 @@ static const char *any_id(struct gen *g, bool allow_none)
  * alone, none, or lines that overlap (EINVAL). A first-level namespace
  * maps kernel ids (the scenario's users); a nested one, ids of its parent.
  */
-static void unshare(struct gen *g, int a)
+static void gen_maps(struct gen *g, bool nested, char *map, size_t len)
 {
-	bool nested = g->t[a].ns != 0;
 	const char *one = nested ? (const char *[]){ "0", "1" }[pick(&g->rng, 2)]
 				 : users[pick(&g->rng, 4)];
-	char map[96];
 
-	if (g->nuserns == MAX_GEN_USERNS)
-		return;
 	switch (pick(&g->rng, 6)) {
 	case 0:
 		map[0] = '\0';
 		break;
 	case 1:
-		snprintf(map, sizeof(map), " uidmap 0 %s 1", one);
+		snprintf(map, len, " uidmap 0 %s 1", one);
 		break;
 	case 2:
-		snprintf(map, sizeof(map), " uidmap 0 %s 1, 1 %s 2 gidmap 0 %s 1, 1 %s 2",
+		snprintf(map, len, " uidmap 0 %s 1, 1 %s 2 gidmap 0 %s 1, 1 %s 2",
 			 nested ? "1" : "root", nested ? "2" : "u1", nested ? "1" : "root",
 			 nested ? "2" : "u1");
 		break;
 	case 3:
-		snprintf(map, sizeof(map), " uidmap 0 %s 1, 0 %s 1", one, nested ? "2" : "u2");
+		snprintf(map, len, " uidmap 0 %s 1, 0 %s 1", one, nested ? "2" : "u2");
 		break;
 	default:
-		snprintf(map, sizeof(map), " uidmap 0 %s 1 gidmap 0 %s 1", one, one);
+		snprintf(map, len, " uidmap 0 %s 1 gidmap 0 %s 1", one, one);
 		break;
 	}
+}
+
+static int add_task(struct gen *g, const char *prefix, bool thread, int leader, int parent);
+
+static void unshare(struct gen *g, int a)
+{
+	char map[96];
+
+	if (g->nuserns == MAX_GEN_USERNS)
+		return;
+	/* no maps at all half the time: `write` steps may follow */
+	gen_maps(g, g->t[a].ns != 0, map, sizeof(map));
 	g->nuserns++;
 	out(g, "%s: unshare user ns%d%s\n", g->t[a].name, g->nuserns, map);
 	/* a threaded process gets EINVAL: the model and the kernel decide; this
 	 * bookkeeping only chooses between kernel ids and a parent's ids */
 	g->t[a].ns = g->nuserns;
+}
+
+/* clone(CLONE_NEWUSER): the child in a new namespace, maps by the harness or none */
+static void clone_user(struct gen *g, int a)
+{
+	char map[96];
+	int c;
+
+	if (g->nuserns == MAX_GEN_USERNS || g->ntasks == MAX_GEN_TASKS)
+		return;
+	gen_maps(g, g->t[a].ns != 0, map, sizeof(map));
+	c = add_task(g, "c", false, 0, g->t[a].leader);
+	g->nuserns++;
+	g->t[c].ns = g->nuserns;
+	out(g, "%s: clone %s user ns%d%s\n", g->t[a].name, g->t[c].name, g->nuserns, map);
+}
+
+/*
+ * The administration of a namespace: setns() into one, /proc/PID/uid_map,
+ * gid_map (the writer's own id, another, root's, two ids) and setgroups
+ * by any task, user.max_user_namespaces
+ */
+static void administer(struct gen *g, int a)
+{
+	int b = pick(&g->rng, g->ntasks);
+	const char *id = (const char *[]){ "0", "1", "root", "u1", "u2" }[pick(&g->rng, 5)];
+
+	switch (pick(&g->rng, 6)) {
+	case 0:
+		if (g->nuserns) {
+			int ns = 1 + pick(&g->rng, g->nuserns);
+
+			out(g, "%s: setns user ns%d\n", g->t[a].name, ns);
+			g->t[a].ns = ns;
+		}
+		break;
+	case 1:
+	case 2:
+		out(g, "%s: write %s %s 0 %s %d\n", g->t[a].name, g->t[b].name,
+		    pick(&g->rng, 2) ? "uid_map" : "gid_map", id, pick(&g->rng, 4) ? 1 : 2);
+		break;
+	case 3:
+		out(g, "%s: write %s setgroups %s\n", g->t[a].name, g->t[b].name,
+		    pick(&g->rng, 4) ? "deny" : "allow");
+		break;
+	default:
+		out(g, "%s: sysctl user.max_user_namespaces %d\n", g->t[a].name, pick(&g->rng, 4));
+		break;
+	}
 }
 
 static int add_task(struct gen *g, const char *prefix, bool thread, int leader, int parent)
@@ -160,7 +218,7 @@ static void step(struct gen *g)
 	if (a < 0)
 		return;
 	who = g->t[a].name;
-	switch (pick(&g->rng, 30)) {
+	switch (pick(&g->rng, 33)) {
 	case 0: case 1: case 2:
 		if (g->ntasks < MAX_GEN_TASKS) {
 			b = add_task(g, "c", false, 0, g->t[a].leader);
@@ -194,6 +252,12 @@ static void step(struct gen *g)
 		break;
 	case 29:	/* PR_SET_DUMPABLE: 0, 1, or 2 (EINVAL) */
 		out(g, "%s: prctl dumpable %d\n", who, pick(&g->rng, 5) ? pick(&g->rng, 2) : 2);
+		break;
+	case 30:
+		clone_user(g, a);
+		break;
+	case 31: case 32:
+		administer(g, a);
 		break;
 	case 4:
 		out(g, "%s: exit %d\n", who, pick(&g->rng, 3));
@@ -293,7 +357,7 @@ static void step(struct gen *g)
 		break;
 	default:
 		/* a plain program, one that is not there, a set-id or file-capability one; from a thread too */
-		b = pick(&g->rng, 11);
+		b = pick(&g->rng, 12);
 		out(g, "%s: execve%s%s\n", who, b < 5 ? "" : " ", b < 5 ? "" : files[b - 5]);
 		break;
 	}
@@ -329,6 +393,9 @@ int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
 	    pick(&g.rng, 2) ? " effective" : "");
 	/* the same set-uid-root program on a nosuid mount, sometimes with file capabilities */
 	out(&g, "file /media/usb/passwd setuid root%s nosuid\n", pick(&g.rng, 3) ? "" : " caps kill effective");
+	/* capabilities written inside a namespace whose root is u1 or root (v3) */
+	out(&g, "file /opt/ctr/ping caps %s effective rootid %s\n", caps[pick(&g.rng, 6)],
+	    pick(&g.rng, 3) ? "u1" : "u2");
 	out(&g, "task %s uid root", g.t[add_task(&g, "d", false, 0, -1)].name);
 	if (pick(&g.rng, 2))
 		limit(&g);

@@ -547,6 +547,12 @@ static void parse_file_decl(struct parser *p)
 		} else if (tok_is(k, "nosuid")) {
 			f.exec.nosuid = true;
 			i++;
+		} else if (tok_is(k, "rootid")) {
+			/* v3 capabilities, as written inside a namespace whose root is USER */
+			if (!parse_id(p, i + 1, false, false, &f.exec.fcap_rootid))
+				return;
+			f.exec.fcap_v3 = true;
+			i += 2;
 		} else {
 			break;
 		}
@@ -554,7 +560,12 @@ static void parse_file_decl(struct parser *p)
 	if (!f.exec.missing && !f.exec.setuid && !f.exec.setgid && !f.exec.has_fcaps) {
 		error_at(p, i < p->ntok ? p->tok[i].col : end_col(p),
 			 "expected 'missing', or setuid USER, setgid GROUP, caps LIST, "
-			 "inheritable LIST, effective, nosuid");
+			 "inheritable LIST, effective, rootid USER, nosuid");
+		return;
+	}
+	if (f.exec.fcap_v3 && !f.exec.has_fcaps) {
+		error_at(p, p->tok[1].col, "'rootid' is of file capabilities: give caps, "
+			 "inheritable or effective too");
 		return;
 	}
 	if (!expect_end(p, i, p->ntok))

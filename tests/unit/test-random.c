@@ -15,7 +15,7 @@
 int main(void)
 {
 	static char text[65536];
-	bool used[NPG_OP_PTRACER + 1] = { false }, nested = false;
+	bool used[NPG_OP_MAX_USERNS + 1] = { false }, nested = false;
 	int parsed = 0, ran = 0, userns_ok = 0;
 
 	for (int n = 0; n < N; n++) {
@@ -53,7 +53,7 @@ int main(void)
 	}
 	tap_is(parsed, N, "every generated scenario parses");
 	tap_is(ran, N * NPG_NPOLICIES, "and runs on the model of every policy");
-	for (int op = 0; op <= NPG_OP_PTRACER; op++)
+	for (int op = 0; op <= NPG_OP_MAX_USERNS; op++)
 		tap_ok(used[op], "operation %d is generated", op);
 	tap_ok(userns_ok > N / 10, "namespaces are created (%d under linux-6)", userns_ok);
 	tap_ok(nested, "nested ones too");

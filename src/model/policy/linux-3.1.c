@@ -62,4 +62,5 @@ const struct npg_policy npg_policy_linux_3_1 = {
 	.userns_setgroups_knob = true,
 	.userns_map_root_setfcap = true,
 	.userns_max_sysctl = true,
+	.fcaps_v3 = true,
 };

@@ -87,5 +87,6 @@ const struct npg_policy npg_policy_linux_5_14 = {
 	.userns_setgroups_knob = true,
 	.userns_map_root_setfcap = true,
 	.userns_max_sysctl = true,
+	.fcaps_v3 = true,
 	.ucounts = true,
 };

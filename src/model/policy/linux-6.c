@@ -100,6 +100,7 @@ const struct npg_policy npg_policy_linux_6 = {
 	.userns_setgroups_knob = true,
 	.userns_map_root_setfcap = true,
 	.userns_max_sysctl = true,
+	.fcaps_v3 = true,
 	/* on the 6.18 kernel conform runs on (scenarios/regression/no-new-privs.npg);
 	 * before 6.17 the release decides (model/release.c) */
 	.exec_id_changed = true,
