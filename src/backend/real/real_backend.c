@@ -2003,6 +2003,9 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	    st->op.code == NPG_OP_MAX_USERNS)
 		return unreproducible(b, "clone, setns, write and sysctl are not run on the real "
 				      "kernel yet");
+	if (st->op.code == NPG_OP_EXECVE && st->op.file && st->op.exec.fcap_v3)
+		return unreproducible(b, "v3 file capabilities are not written by the real "
+				      "backend yet");
 	if (t->tainted)
 		return unreproducible(b, t->why);
 	if (!t->alive)
