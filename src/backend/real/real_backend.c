@@ -1109,6 +1109,8 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 					     .nproc_max = NPG_RLIM_INFINITY };
 	r->policy = b->policy;
 	r->ucounts = b->policy->ucounts;
+	/* conform gives the model this machine's Yama (yama_fixed); run --real keeps the file's */
+	r->yama_mismatch = !b->yama_fixed && sc->yama_scope != r->host->yama_scope;
 	busy = npg_proc_find_uid_in_range(r->base, r->base + NPG_UID_WINDOW);
 	if (busy != 0) {
 		struct npg_proc_task pt = { 0 };
@@ -1952,6 +1954,20 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 		if (!r->diverged[0])
 			snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
 				 "compared after it", hazard, st->line);
+		return unreproducible(b, r->diverged);
+	}
+	/*
+	 * Yama decides attaches (yama_ptrace_access_check()) and takes
+	 * PR_SET_PTRACER: under another scope than the scenario's the kernel
+	 * answers another question, and the links that follow differ.
+	 */
+	if (r->yama_mismatch && t->created && t->alive && !t->tainted &&
+	    ((st->op.code == NPG_OP_PTRACE && st->op.value == NPG_PTRACE_SEIZE) ||
+	     st->op.code == NPG_OP_PTRACER)) {
+		if (!r->diverged[0])
+			snprintf(r->diverged, sizeof(r->diverged), "the scenario's Yama (ptrace_scope "
+				 "%d, -1: none) is not this machine's (%d) (line %d); the run is not "
+				 "compared after it", r->sc->yama_scope, r->host->yama_scope, st->line);
 		return unreproducible(b, r->diverged);
 	}
 	mm_copy_mark(r, t, st);

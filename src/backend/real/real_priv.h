@@ -100,6 +100,9 @@ struct real_priv {
 	const struct npg_policy *policy;	/* this kernel's era */
 	bool ucounts;		/* its counts are per (namespace, uid), in a chain (5.14+) */
 	bool ever_traced;	/* a seize succeeded: exits may wait for a tracer */
+	/* the scenario's 'yama ptrace_scope' (or none) is not this machine's,
+	 * and the run stands by the scenario's (run --real, not conform) */
+	bool yama_mismatch;
 };
 
 /* --- shared by the controller's files (real_backend.c) --- */
