@@ -50,9 +50,9 @@ struct npg_backend {
 	/* model: the scenario's tasks start with no_new_privs, as they do on a
 	 * machine whose harness has it (a service under NoNewPrivileges=yes) */
 	bool tasks_no_new_privs;
-	/* model: Yama's kernel.yama.ptrace_scope (-1: no Yama) that stands even
-	 * when the scenario declares 'yama' (run --host, conform: the running
-	 * machine's) */
+	/* Yama's kernel.yama.ptrace_scope (-1: no Yama) that stands even when
+	 * the scenario declares 'yama' (run --host, and conform for both
+	 * backends: the running machine's) */
 	bool yama_fixed;
 	int yama_scope;
 	/* model: fs.suid_dumpable (0, the kernel's default, unless run --host

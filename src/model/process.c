@@ -150,10 +150,20 @@ struct npg_result npg_sys_exit(struct npg_world *w, int t, int code)
 	return result(NPG_R_OK, 0);
 }
 
-/* waitpid(child, WNOHANG) from any thread of the parent's group */
+/*
+ * waitpid(child, WNOHANG) from any thread of the parent's group; a task
+ * traced by a thread of the caller's process is waitable too, its child
+ * or not, thread or not (ptrace_do_wait(), eligible_child(): "if it is
+ * traced by us"): running while it lives -- its exit the harness's
+ * tracer takes at once
+ */
 struct npg_result npg_sys_wait(struct npg_world *w, int t, int child)
 {
 	struct npg_task *c = &w->tasks[child];
+	int tr = npg_tracer_of(w, child);
+
+	if (tr >= 0 && npg_alive(c) && w->tasks[tr].leader == w->tasks[t].leader)
+		return result(NPG_R_RUNNING, 0);
 
 	if (c->leader != child || c->parent != w->tasks[t].leader ||
 	    (c->state != NPG_TASK_RUNNING && c->state != NPG_TASK_ZOMBIE))

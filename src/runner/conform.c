@@ -74,10 +74,15 @@ static int diff_actor(const struct npg_run *run, int s, const struct npg_task *a
 			 arg);
 	{
 		const struct npg_stmt ns_check = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_USERNS };
+		const struct npg_stmt tracer = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_TRACER };
 
 		npg_render_check(sc, &ns_check, a, 0, x, sizeof(x));
 		npg_render_check(sc, &ns_check, b, 0, y, sizeof(y));
 		n += differ(run, s, "userns", x, y, emit, arg);
+		/* dumpability is asked of a puppet: only by `check TASK dumpable` */
+		npg_render_check(sc, &tracer, a, 0, x, sizeof(x));
+		npg_render_check(sc, &tracer, b, 0, y, sizeof(y));
+		n += differ(run, s, "tracer", x, y, emit, arg);
 	}
 	n += differ(run, s, "no_new_privs", a->no_new_privs ? "yes" : "no",
 		    b->no_new_privs ? "yes" : "no", emit, arg);

@@ -946,11 +946,15 @@ static bool parse_check_value(struct parser *p, const struct npg_stmt *st, int f
 		snprintf(buf, len, "%.*s", (int)p->tok[from].len, p->tok[from].start);
 		return true;
 	case NPG_CHECK_DUMPABLE:
-		/* SUID_DUMP_DISABLE 0, SUID_DUMP_USER 1, SUID_DUMP_ROOT 2 */
-		if (!value_words(p, from, to, 1, "0, 1 or 2"))
+		/* SUID_DUMP_DISABLE 0, SUID_DUMP_USER 1, SUID_DUMP_ROOT 2; none: exited */
+		if (!value_words(p, from, to, 1, "0, 1, 2 or none"))
 			return false;
+		if (tok_is(&p->tok[from], "none")) {
+			snprintf(buf, len, "none");
+			return true;
+		}
 		if (!tok_u64(&p->tok[from], &v) || v > 2) {
-			error_at(p, p->tok[from].col, "dumpable is 0, 1 or 2");
+			error_at(p, p->tok[from].col, "dumpable is 0, 1, 2 or none");
 			return false;
 		}
 		snprintf(buf, len, "%" PRIu64, v);

@@ -170,7 +170,11 @@ void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
 			snprintf(buf, len, "none");
 		break;
 	case NPG_CHECK_DUMPABLE:
-		snprintf(buf, len, "%d", t->dumpable);
+		/* an exited task has no mm, so no dumpability */
+		if (t->state == NPG_TASK_RUNNING)
+			snprintf(buf, len, "%d", t->dumpable);
+		else
+			snprintf(buf, len, "none");
 		break;
 	}
 }

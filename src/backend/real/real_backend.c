@@ -1947,9 +1947,6 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	 * nothing compared after it, since the model has it done.
 	 */
 	if (r->ever_traced && t->created && t->alive && !t->tainted &&
-	    !npg_real_vfork_waiting(r, t) && (hazard = npg_real_tracing_unmodelled(r, st)))
-		return unreproducible(b, hazard);
-	if (r->ever_traced && t->created && t->alive && !t->tainted &&
 	    (hazard = npg_real_tracing_hazard(r, st))) {
 		if (!r->diverged[0])
 			snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "

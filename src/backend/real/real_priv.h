@@ -126,7 +126,6 @@ void npg_real_ptrace_target(const struct real_priv *r, const struct npg_stmt *st
 /* Why @st cannot run here because of a tracer that cannot act, or NULL */
 const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *st);
 /* Why the kernel answers @st otherwise than the model can say (not run), or NULL */
-const char *npg_real_tracing_unmodelled(struct real_priv *r, const struct npg_stmt *st);
 /* After a step: every traced exit acknowledged as the model has it. 0 or -1. */
 int npg_real_tracing_settle(struct real_priv *r, char *why, size_t len);
 /* The view's tracer and dumpable fields */

@@ -167,31 +167,6 @@ const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *
 }
 
 /*
- * A wait for a task that is no child of the waiter's process but is
- * traced by one of its threads: do_wait_pid() looks at tracees too
- * (is_effectively_child() with ptrace, "target->ptrace"), so the kernel
- * says the tracee is running where the model, whose tracer is a harness,
- * says ECHILD. Nothing changes either way: the step is not run.
- */
-const char *npg_real_tracing_unmodelled(struct real_priv *r, const struct npg_stmt *st)
-{
-	const struct real_task *t = &r->tasks[st->task], *tt;
-	struct npg_proc_task pt;
-	int x;
-
-	if (st->op.code != NPG_OP_WAIT || st->op.target < 0)
-		return NULL;
-	tt = &r->tasks[st->op.target];
-	if (!present(tt) || npg_proc_read_task(tt->pid, tt->tid, &pt) < 0 || !pt.tracer_pid ||
-	    (x = npg_real_task_of_tid(r, pt.tracer_pid)) < 0 || r->tasks[x].pid != t->pid ||
-	    (pt.ppid == t->pid && tt->tid == tt->pid))
-		return NULL;
-	return "a wait for a tracee of the waiter's process that is not its child: the kernel "
-	       "waits for it as its tracer (ptrace_do_wait()), which the model's harness-tracer "
-	       "does not";
-}
-
-/*
  * After a step: a traced task that exited is a zombie until its tracer's
  * loop takes it (tracer.c); the model has it released (a thread) or a
  * plain zombie of its real parent (a leader) at once. Wait for that,
@@ -359,6 +334,9 @@ bool npg_real_tracing_observable(struct real_priv *r, const struct npg_stmt *st,
 		}
 		return true;
 	}
+	/* an exited task's is "none", from its state alone */
+	if (!present(t) || !t->alive)
+		return true;
 	if (dumpable_of(r, st->task, &because) < 0) {
 		snprintf(why, len, "%s", because);
 		return false;
