@@ -75,6 +75,7 @@ struct npg_host {
 	uint64_t nproc_hard;		/* this process's hard RLIMIT_NPROC */
 	bool no_new_privs;		/* this process has it: every task it makes will */
 	int yama_scope;			/* kernel.yama.ptrace_scope, -1 without Yama */
+	bool userns;			/* user namespaces exist (/proc/self/ns/user, 3.8+) */
 	int suid_dumpable;		/* fs.suid_dumpable */
 };
 

@@ -333,7 +333,8 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 		struct npg_scenario *sc;
 		char name[64];
 
-		if (npg_random_scenario(seed, n, text, RANDOM_TEXT_MAX) < 0)
+		if (npg_random_scenario(seed, n, o->host.userns ? 0 : NPG_RANDOM_NO_USERNS, text,
+					RANDOM_TEXT_MAX) < 0)
 			continue;
 		snprintf(name, sizeof(name), "random-%llu-%d", (unsigned long long)seed, n);
 		npg_progress_update(&progress, n);

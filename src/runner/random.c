@@ -27,6 +27,7 @@ static int pick(struct rng *r, int n)
 
 struct gen {
 	struct rng rng;
+	unsigned flags;
 	char *buf;
 	size_t len, used;
 	bool overflow;
@@ -234,7 +235,8 @@ static void step(struct gen *g)
 		}
 		break;
 	case 21: case 22:	/* user namespaces: rootless containers and others */
-		unshare(g, a);
+		if (!(g->flags & NPG_RANDOM_NO_USERNS))
+			unshare(g, a);
 		break;
 	case 27:	/* PTRACE_SEIZE of any task, a thread, a dead one, itself */
 		b = pick(&g->rng, g->ntasks);
@@ -254,10 +256,12 @@ static void step(struct gen *g)
 		out(g, "%s: prctl dumpable %d\n", who, pick(&g->rng, 5) ? pick(&g->rng, 2) : 2);
 		break;
 	case 30:
-		clone_user(g, a);
+		if (!(g->flags & NPG_RANDOM_NO_USERNS))
+			clone_user(g, a);
 		break;
 	case 31: case 32:
-		administer(g, a);
+		if (!(g->flags & NPG_RANDOM_NO_USERNS))
+			administer(g, a);
 		break;
 	case 4:
 		out(g, "%s: exit %d\n", who, pick(&g->rng, 3));
@@ -363,9 +367,9 @@ static void step(struct gen *g)
 	}
 }
 
-int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len)
+int npg_random_scenario(uint64_t seed, int n, unsigned flags, char *buf, size_t len)
 {
-	struct gen g = { .buf = buf, .len = len };
+	struct gen g = { .buf = buf, .len = len, .flags = flags };
 	int ninitial, nsteps;
 
 	/* distinct, non-zero states per (seed, n) */

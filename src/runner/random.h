@@ -10,10 +10,13 @@
  * Write the text of random scenario number @n of seed @seed to @buf: a few
  * users with processes of their own, a root daemon and user tasks with
  * limits near their counts, then forks, threads, exits, reaps, the set*id
- * calls, limits, keep-caps, capability drops and execve. Same seed and n,
- * same text. Returns the length, or -1 if @len is too small.
+ * calls, limits, keep-caps, capability drops and execve. Same seed, n and
+ * flags, same text. Returns the length, or -1 if @len is too small.
  */
-int npg_random_scenario(uint64_t seed, int n, char *buf, size_t len);
+int npg_random_scenario(uint64_t seed, int n, unsigned flags, char *buf, size_t len);
+/* for a kernel without user namespaces (before 3.8, or CONFIG_USER_NS=n):
+ * none of their operations, whose every later step could not be compared */
+#define NPG_RANDOM_NO_USERNS 1u
 
 /*
  * Delta-debug @text line by line: remove lines while @still_fails says the

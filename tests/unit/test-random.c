@@ -19,7 +19,7 @@ int main(void)
 	int parsed = 0, ran = 0, userns_ok = 0;
 
 	for (int n = 0; n < N; n++) {
-		int len = npg_random_scenario(1, n, text, sizeof(text));
+		int len = npg_random_scenario(1, n, 0, text, sizeof(text));
 		struct npg_scenario *sc;
 
 		if (len < 0)
@@ -57,5 +57,30 @@ int main(void)
 		tap_ok(used[op], "operation %d is generated", op);
 	tap_ok(userns_ok > N / 10, "namespaces are created (%d under linux-6)", userns_ok);
 	tap_ok(nested, "nested ones too");
+	{
+		/* for a kernel without user namespaces: none of their operations */
+		int with_ns = 0, parsed_plain = 0;
+
+		for (int n = 0; n < N; n++) {
+			int len = npg_random_scenario(1, n, NPG_RANDOM_NO_USERNS, text, sizeof(text));
+			struct npg_scenario *sc = len < 0 ? NULL :
+				npg_scenario_parse("random", text, (size_t)len, stdout);
+
+			if (!sc)
+				continue;
+			parsed_plain++;
+			for (int s = 0; s < sc->nstmts; s++) {
+				enum npg_opcode c = sc->stmts[s].op.code;
+
+				with_ns += sc->stmts[s].kind == NPG_STMT_STEP &&
+					   (c == NPG_OP_UNSHARE_USER || c == NPG_OP_CLONE_USER ||
+					    c == NPG_OP_SETNS_USER || c == NPG_OP_WRITE_IDMAP ||
+					    c == NPG_OP_WRITE_SETGROUPS || c == NPG_OP_MAX_USERNS);
+			}
+			npg_scenario_free(sc);
+		}
+		tap_is(parsed_plain, N, "without user namespaces: every scenario parses");
+		tap_is(with_ns, 0, "and none touches a namespace");
+	}
 	return tap_done();
 }

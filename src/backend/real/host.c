@@ -60,6 +60,8 @@ int npg_host_probe(struct npg_host *h)
 	h->cap_bnd = self.cap_bnd & NPG_CAP_ALL;
 	h->cap_eff = self.cap_eff & NPG_CAP_ALL;
 	h->no_new_privs = self.no_new_privs;
+	/* CONFIG_USER_NS on a 3.8+ kernel: the namespace's /proc entry */
+	h->userns = access("/proc/self/ns/user", F_OK) == 0;
 	if (getrlimit(RLIMIT_NPROC, &lim) < 0)
 		return -1;
 	h->nproc_hard = lim.rlim_max == RLIM_INFINITY ? NPG_RLIM_INFINITY : lim.rlim_max;
