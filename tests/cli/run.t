@@ -148,6 +148,37 @@ test_expect "vfork in a concurrent program is refused with its place" '
 	expect_exit 2 "$NPG" explore "$TMP/v4.npg" &&
 	grep -q "v4.npg:3:5: vfork is not modelled in a concurrent program" "$TMP/stderr"
 '
+test_expect "ptrace, prctl ptracer and the namespace operations in a concurrent program are refused with their place" '
+	printf "task d uid 0\ntask e uid 0\nd runs:\n    ptrace e\n" >"$TMP/p1.npg" &&
+	expect_exit 2 "$NPG" explore "$TMP/p1.npg" &&
+	grep -q "p1.npg:4:5: ptrace and prctl ptracer are not modelled in a concurrent program" "$TMP/stderr" &&
+	printf "task d uid 0\ntask e uid 0\nd runs:\n    prctl ptracer e\n" >"$TMP/p2.npg" &&
+	expect_exit 2 "$NPG" explore "$TMP/p2.npg" &&
+	grep -q "p2.npg:4:5: ptrace and prctl ptracer are not modelled" "$TMP/stderr" &&
+	printf "task d uid 0\nd runs:\n    clone c user ns\n" >"$TMP/p3.npg" &&
+	expect_exit 2 "$NPG" explore "$TMP/p3.npg" &&
+	grep -q "p3.npg:3:5: clone is not modelled in a concurrent program" "$TMP/stderr" &&
+	printf "task d uid 0\nd runs:\n    prctl dumpable 0\n" >"$TMP/p4.npg" &&
+	expect_exit 0 "$NPG" explore "$TMP/p4.npg"
+'
+test_expect "ptrace, write, clone, setns, sysctl, yama and rootid: bad words are errors with their place" '
+	printf "task d uid 0\nd: ptrace nobody\n" >"$TMP/q1.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/q1.npg" && grep -q "q1.npg:2:11: unknown task .nobody." "$TMP/stderr" &&
+	printf "task d uid 0\nd: write d frob 0 0 1\n" >"$TMP/q2.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/q2.npg" && grep -q "q2.npg:2:12: expected uid_map, gid_map or setgroups" "$TMP/stderr" &&
+	printf "task d uid 0\nd: setns user nowhere\n" >"$TMP/q3.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/q3.npg" && grep -q "q3.npg:2:15: unknown namespace .nowhere." "$TMP/stderr" &&
+	printf "task d uid 0\nd: sysctl kernel.pid_max 5\n" >"$TMP/q4.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/q4.npg" && grep -q "q4.npg:2:11: only .sysctl user.max_user_namespaces N. is modelled" "$TMP/stderr" &&
+	printf "yama ptrace_scope 4\ntask d uid 0\n" >"$TMP/q5.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/q5.npg" && grep -q "q5.npg:1:19: ptrace_scope is 0, 1, 2 or 3" "$TMP/stderr" &&
+	printf "file /x setuid 0 rootid 0\ntask d uid 0\n" >"$TMP/q6.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/q6.npg" && grep -q "q6.npg:1:6: .rootid. is of file capabilities" "$TMP/stderr" &&
+	printf "task d uid 0\nd: prctl dumpable 3\n" >"$TMP/q7.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/q7.npg" && grep -q "q7.npg:2:19: expected 0, 1 or 2" "$TMP/stderr" &&
+	printf "task d uid 0\nd: fork c\ncheck c dumpable => maybe\n" >"$TMP/q8.npg" &&
+	expect_exit 2 "$NPG" run "$TMP/q8.npg" && grep -q "q8.npg:3:21: dumpable is 0, 1, 2 or none" "$TMP/stderr"
+'
 test_expect "file PATH setuid/setgid/caps, securebits and ambient: bad words are errors with their place" '
 	printf "user www 1000\nfile /x setuid nobody\ntask d uid 0\n" >"$TMP/s1.npg" &&
 	expect_exit 2 "$NPG" run "$TMP/s1.npg" && grep -q "s1.npg:2:16: " "$TMP/stderr" &&
