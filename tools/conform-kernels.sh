@@ -35,9 +35,14 @@ if [ "${2:-}" = "--one" ]; then
 	else
 		set -- --random "$random" --seed "$seed"
 	fi
+	# Debian's kernels have Yama (ptrace_scope 0 by Debian's default): run
+	# them under scope 1, Ubuntu's, so that its rules are compared too
+	yama=""
+	case $name in vmlinuz-linux-image-*) yama=1 ;; esac
 	start=$(date +%s)
 	rc=0
-	"$bin" conform --quiet --guest-timeout 3600 --kernel "$img" "$@" >"$out" 2>"$out.err" || rc=$?
+	NPG_GUEST_YAMA_SCOPE=$yama "$bin" conform --quiet --guest-timeout 3600 --kernel "$img" "$@" \
+		>"$out" 2>"$out.err" || rc=$?
 	wall=$(( $(date +%s) - start ))
 	sum=$(grep '^conform: ' "$out" | tail -n 1 || true)
 	# a scenario that did not start is in no count: a clean summary with a
@@ -52,7 +57,7 @@ if [ "${2:-}" = "--one" ]; then
 		exit 0
 	fi
 	# conform: N scenarios, S statements, D differences, U unreproducible here, kernel R, model P
-	echo "$sum" | sed -E "s/^conform: ([0-9]+) scenarios, ([0-9]+) statements, ([0-9]+) differences, ([0-9]+) unreproducible here, kernel (.*), model (.*)$/\5\t\6\t$kind\t\1\t\2\t\3\t\4\t$wall s/" \
+	echo "$sum" | sed -E "s/^conform: ([0-9]+) scenarios, ([0-9]+) statements, ([0-9]+) differences, ([0-9]+) unreproducible here, kernel (.*), model (.*)$/\5${yama:+ (Yama $yama)}\t\6\t$kind\t\1\t\2\t\3\t\4\t$wall s/" \
 		>"$logs/$name.$kind.row"
 	exit 0
 fi

@@ -484,6 +484,15 @@ int npg_cmd_conform(int argc, char **argv)
 	if (o.host.no_new_privs && o.fmt == NPG_FORMAT_TEXT && !o.quiet)
 		printf("this process runs with no_new_privs: so do the scenario's tasks, in the "
 		       "model too\n");
+	/* what the model takes from this machine besides its kernel */
+	if (o.fmt == NPG_FORMAT_TEXT && !o.quiet) {
+		if (o.host.yama_scope >= 0)
+			printf("this machine has Yama with ptrace_scope %d, ", o.host.yama_scope);
+		else
+			printf("this machine has no Yama, ");
+		printf("fs.suid_dumpable %d%s: so has the model\n", o.host.suid_dumpable,
+		       o.host.userns ? "" : ", no user namespaces");
+	}
 	if (o.fmt == NPG_FORMAT_JSON) {
 		printf("{\n  \"kernel\": ");
 		npg_json_string(stdout, o.host.release);

@@ -140,7 +140,8 @@ static bool hidden_in_guest(const char *path)
 }
 
 /* Environment the guest's nprocguard gets from ours: test hooks only */
-static const char *const guest_env[] = { "NPG_PUPPET_DELAY_MS", "NPG_TEST_ROOT_NPROC" };
+static const char *const guest_env[] = { "NPG_PUPPET_DELAY_MS", "NPG_TEST_ROOT_NPROC",
+					 "NPG_GUEST_YAMA_SCOPE" };
 
 static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, char *err,
 		     size_t errlen)

@@ -121,6 +121,29 @@ static void load_env(void)
 			putenv(p);
 }
 
+/*
+ * NPG_GUEST_YAMA_SCOPE: the guest's kernel.yama.ptrace_scope, when its
+ * kernel has Yama -- the guest is this run's alone, so its Yama may be
+ * set, and conform then compares the ptrace rules under it (the model
+ * takes the machine's scope)
+ */
+static void yama_scope(const char *scope)
+{
+	int fd;
+
+	if (!scope || !*scope)
+		return;
+	fd = open("/proc/sys/kernel/yama/ptrace_scope", O_WRONLY);
+	if (fd < 0) {
+		dprintf(2, "nprocguard guest /init: no Yama here (%s): ptrace_scope left alone\n",
+			strerror(errno));
+		return;
+	}
+	if (write(fd, scope, strlen(scope)) < 0)
+		dprintf(2, "nprocguard guest /init: ptrace_scope %s: %s\n", scope, strerror(errno));
+	close(fd);
+}
+
 int main(void)
 {
 	static char args[ARGS_MAX];
@@ -160,6 +183,7 @@ int main(void)
 		/* the serial ports are terminals nobody watches: no progress line */
 		setenv("NPG_PROGRESS", "0", 1);
 		load_env();
+		yama_scope(getenv("NPG_GUEST_YAMA_SCOPE"));
 		execv("/bin/nprocguard", argv);
 		dprintf(2, "nprocguard guest /init: cannot run /bin/nprocguard: %s\n", strerror(errno));
 		_exit(127);
