@@ -222,7 +222,7 @@ int npg_idmap_write(pid_t pid, pid_t tid, int parent_nsfd, const char *uid_text,
 	return 0;
 }
 
-void npg_idmap_refusal(pid_t pid, pid_t tid, int err, char *buf, size_t len)
+void npg_idmap_refusal(pid_t pid, pid_t tid, const char *call, int err, char *buf, size_t len)
 {
 	char path[64], status[4096];
 	const char *seccomp;
@@ -250,11 +250,11 @@ void npg_idmap_refusal(pid_t pid, pid_t tid, int err, char *buf, size_t len)
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	if (npg_read_small(path, status, sizeof(status)) > 0 &&
 	    (seccomp = strstr(status, "\nSeccomp:")) && atoi(seccomp + 9) != 0) {
-		snprintf(buf, len, "unshare(CLONE_NEWUSER) failed with %s under a seccomp "
-			 "filter of this machine", strerrorname_np(err) ? strerrorname_np(err) : "?");
+		snprintf(buf, len, "%s failed with %s under a seccomp filter of this machine",
+			 call, strerrorname_np(err) ? strerrorname_np(err) : "?");
 		return;
 	}
-	snprintf(buf, len, "unshare(CLONE_NEWUSER) failed with %s for a reason of this machine "
-		 "(an LSM, a seccomp filter, a chroot or a namespace limit), not one the "
-		 "model has", strerrorname_np(err) ? strerrorname_np(err) : "?");
+	snprintf(buf, len, "%s failed with %s for a reason of this machine (an LSM, a "
+		 "seccomp filter, a chroot or a namespace limit), not one the model has", call,
+		 strerrorname_np(err) ? strerrorname_np(err) : "?");
 }

@@ -44,10 +44,11 @@ int npg_idmap_write(pid_t pid, pid_t tid, int parent_nsfd, const char *uid_text,
 
 /*
  * Why this machine, not a rule of the kernel the model has, refused
- * unshare(CLONE_NEWUSER) with @err to task @pid/@tid: the sysctls and
- * policies that do (kernel.unprivileged_userns_clone,
- * user.max_user_namespaces, AppArmor, seccomp), or a general statement.
+ * @call (unshare(CLONE_NEWUSER), clone(CLONE_NEWUSER)) with @err to task
+ * @pid/@tid: the sysctls and policies that do
+ * (kernel.unprivileged_userns_clone, user.max_user_namespaces, AppArmor,
+ * seccomp), or a general statement.
  */
-void npg_idmap_refusal(pid_t pid, pid_t tid, int err, char *buf, size_t len);
+void npg_idmap_refusal(pid_t pid, pid_t tid, const char *call, int err, char *buf, size_t len);
 
 #endif

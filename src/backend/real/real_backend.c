@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <endian.h>
 #include <linux/capability.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -99,6 +100,8 @@ static int collect_points(const struct npg_scenario *sc, npg_id *ids)
 			add_id(ids, &n, sc->files[i].exec.uid);
 		if (sc->files[i].exec.setgid)
 			add_id(ids, &n, sc->files[i].exec.gid);
+		if (sc->files[i].exec.fcap_v3)
+			add_id(ids, &n, sc->files[i].exec.fcap_rootid);
 	}
 	qsort(ids, (size_t)n, sizeof(*ids), cmp_id);
 	return n;
@@ -150,10 +153,24 @@ static bool seg_insert(struct real_priv *r, uint64_t lo, uint64_t hi)
 	return true;
 }
 
+/* A step that writes a uid map: the harness's after unshare or clone, or a task's */
+static bool writes_uid_map(const struct npg_op *op)
+{
+	return op->code == NPG_OP_UNSHARE_USER || op->code == NPG_OP_CLONE_USER ||
+	       (op->code == NPG_OP_WRITE_IDMAP && op->value == 0);
+}
+
+static bool writes_gid_map(const struct npg_op *op)
+{
+	return op->code == NPG_OP_UNSHARE_USER || op->code == NPG_OP_CLONE_USER ||
+	       (op->code == NPG_OP_WRITE_IDMAP && op->value == 1);
+}
+
 /*
  * The outside ids of every map line, as kernel ids of a namespace whose
  * parent is the initial one (those of a nested namespace are ids of its
- * parent, and need no room: a harmless reservation). Uid 0 stays 0. A
+ * parent, and need no room: a harmless reservation; so are a task's
+ * written lines, whose namespace is known only when they are written). Uid 0 stays 0. A
  * range the window cannot hold is left out: writing that map then
  * cannot be done faithfully (map_line()).
  */
@@ -164,7 +181,7 @@ static void collect_map_ranges(struct real_priv *r)
 	for (int i = 0; i < sc->nstmts; i++) {
 		const struct npg_op *op = &sc->stmts[i].op;
 
-		if (sc->stmts[i].kind != NPG_STMT_STEP || op->code != NPG_OP_UNSHARE_USER)
+		if (sc->stmts[i].kind != NPG_STMT_STEP || (!writes_uid_map(op) && !writes_gid_map(op)))
 			continue;
 		for (int m = 0; m < 2; m++) {
 			const struct npg_idmap *map = m ? &op->gid_map : &op->uid_map;
@@ -227,7 +244,7 @@ static const struct id_seg *seg_of(const struct real_priv *r, uint64_t id)
 	return NULL;
 }
 
-static uint32_t map_id(const struct real_priv *r, npg_id id)
+uint32_t npg_real_map_id(const struct real_priv *r, npg_id id)
 {
 	const struct id_seg *s;
 
@@ -236,7 +253,14 @@ static uint32_t map_id(const struct real_priv *r, npg_id id)
 	return s->real + (uint32_t)(id - s->lo);
 }
 
-static npg_id unmap_id(const struct real_priv *r, uint32_t real)
+bool npg_real_window_holds(const struct real_priv *r, uint64_t lo, uint64_t hi)
+{
+	const struct id_seg *s = seg_of(r, lo);
+
+	return s && s->hi >= hi;
+}
+
+npg_id npg_real_unmap_id(const struct real_priv *r, uint32_t real)
 {
 	int lo = 0, hi = r->nsegs - 1;
 
@@ -258,9 +282,9 @@ static npg_id unmap_id(const struct real_priv *r, uint32_t real)
 static void map_op(const struct real_priv *r, struct npg_op *op)
 {
 	for (int k = 0; k < 3; k++)
-		op->id[k] = map_id(r, op->id[k]);
+		op->id[k] = npg_real_map_id(r, op->id[k]);
 	for (int g = 0; g < op->ngroups; g++)
-		op->groups[g] = map_id(r, op->groups[g]);
+		op->groups[g] = npg_real_map_id(r, op->groups[g]);
 }
 
 /* --- talking to puppets --- */
@@ -289,10 +313,10 @@ static void file_path(const struct real_priv *r, int file, char *buf, size_t len
 		 file);
 }
 
-static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_stmt *st,
-		    pid_t target_pid, int fd)
+void npg_real_build_cmd(struct real_priv *r, const struct real_task *t, const struct npg_stmt *st,
+			pid_t target_pid, struct npg_wire_msg *m)
 {
-	struct npg_wire_msg m = { .kind = NPG_WIRE_CMD, .op = st->op, .target_pid = target_pid };
+	*m = (struct npg_wire_msg){ .kind = NPG_WIRE_CMD, .op = st->op, .target_pid = target_pid };
 
 	/*
 	 * make_kuid(current_user_ns(), id) in every set*id call: the ids of a
@@ -300,23 +324,94 @@ static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_s
 	 * written there send them into the window.
 	 */
 	if (t->ns == 0)
-		map_op(r, &m.op);
+		map_op(r, &m->op);
 	if (st->op.code == NPG_OP_EXECVE && st->op.file)
-		file_path(r, st->op.file, m.path, sizeof(m.path));
+		file_path(r, st->op.file, m->path, sizeof(m->path));
 	if (st->op.code == NPG_OP_PTRACE)
-		npg_real_ptrace_target(r, st, &m);
+		npg_real_ptrace_target(r, st, m);
+}
+
+static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_stmt *st,
+		    pid_t target_pid, int fd)
+{
+	struct npg_wire_msg m;
+
+	npg_real_build_cmd(r, t, st, target_pid, &m);
 	return npg_wire_send(t->sock, &m, fd);
+}
+
+/*
+ * security.capability as the scenario declares it: VFS_CAP_REVISION_2,
+ * or VFS_CAP_REVISION_3 (struct vfs_ns_cap_data, 8db6c34f1dbc, 4.14) with
+ * the root id, the window's uid of the scenario's user, little-endian as
+ * on disk. Written by root of the initial namespace, a v3 keeps its
+ * rootid: cap_convert_nscap() rewrites only a v2 from a writer without
+ * CAP_SETFCAP over the file system's namespace, and takes the rootid
+ * through make_kuid() / from_kuid() of the initial namespace, unchanged.
+ * Kernels before 4.14 store it as it is and refuse it at execve()
+ * (get_vfs_caps_from_disk(): EINVAL for an unknown revision), as the
+ * model says.
+ */
+static int write_fcaps(struct real_priv *r, int fd, const struct npg_exec_file *f)
+{
+	struct vfs_ns_cap_data v = {
+		.magic_etc = htole32((f->fcap_v3 ? VFS_CAP_REVISION_3 : VFS_CAP_REVISION_2) |
+				     (f->fcap_effective ? VFS_CAP_FLAGS_EFFECTIVE : 0)),
+		.data = {
+			{ htole32((uint32_t)f->fcap_permitted), htole32((uint32_t)f->fcap_inheritable) },
+			{ htole32((uint32_t)(f->fcap_permitted >> 32)),
+			  htole32((uint32_t)(f->fcap_inheritable >> 32)) },
+		},
+		.rootid = htole32(f->fcap_v3 ? npg_real_map_id(r, f->fcap_rootid) : 0),
+	};
+
+	return fsetxattr(fd, "security.capability", &v,
+			 f->fcap_v3 ? XATTR_CAPS_SZ_3 : XATTR_CAPS_SZ_2, 0);
+}
+
+/*
+ * A v3 read back as written? cap_inode_getsecurity() hands a reader of
+ * the initial namespace a v3 whose rootid is mapped there and not 0 as it
+ * is; a rootid of 0 comes back as a v2 ("This comes from a parent
+ * namespace. Return as a v2 capability"). Before 4.14 the bytes come
+ * back as they are. 0, or -1 with @why.
+ */
+static int check_fcaps(struct real_priv *r, int fd, const struct npg_exec_file *f, char *why,
+		       size_t len)
+{
+	struct vfs_ns_cap_data v;
+	uint32_t want = npg_real_map_id(r, f->fcap_rootid);
+	ssize_t n = fgetxattr(fd, "security.capability", &v, sizeof(v));
+	uint32_t magic;
+
+	if (!f->fcap_v3)
+		return 0;
+	if (n < 0) {
+		snprintf(why, len, "reading back security.capability: %s", strerror(errno));
+		return -1;
+	}
+	magic = le32toh(v.magic_etc);
+	if (n == XATTR_CAPS_SZ_3 && (magic & VFS_CAP_REVISION_MASK) == VFS_CAP_REVISION_3 &&
+	    le32toh(v.rootid) == want)
+		return 0;
+	if (want == 0 && n == XATTR_CAPS_SZ_2 &&
+	    (magic & VFS_CAP_REVISION_MASK) == VFS_CAP_REVISION_2)
+		return 0;
+	snprintf(why, len, "security.capability was stored as revision %#x, %zd bytes, not a v3 "
+		 "with rootid %u", magic & VFS_CAP_REVISION_MASK, n, want);
+	return -1;
 }
 
 /*
  * A declared set-id or file-capability program: a copy of nprocguard
  * itself (the puppet re-executes it as `nprocguard __puppet`), owned by
  * the mapped owner and group, with S_ISUID/S_ISGID (and S_IXGRP, which
- * bprm_fill_uid() wants for S_ISGID) and a security.capability xattr in
- * the VFS_CAP_REVISION_2 layout get_vfs_caps_from_disk() reads. Owner
- * first, mode after: chown() clears the set-id bits; the xattr last.
+ * bprm_fill_uid() wants for S_ISGID) and a security.capability xattr
+ * (write_fcaps()). Owner first, mode after: chown() clears the set-id
+ * bits; the xattr last. @why gets why a v3 could not be kept.
  */
-static int make_setid_copy(struct real_priv *r, const struct npg_exec_file *f, const char *path)
+static int make_setid_copy(struct real_priv *r, const struct npg_exec_file *f, const char *path,
+			   char *why, size_t len)
 {
 	char buf[65536];
 	off_t off = 0;
@@ -331,22 +426,14 @@ static int make_setid_copy(struct real_priv *r, const struct npg_exec_file *f, c
 			goto fail;
 		off += n;
 	}
-	if (n < 0 || fchown(fd, f->setuid ? map_id(r, f->uid) : 0,
-			    f->setgid ? map_id(r, f->gid) : 0) < 0 ||
+	if (n < 0 || fchown(fd, f->setuid ? npg_real_map_id(r, f->uid) : 0,
+			    f->setgid ? npg_real_map_id(r, f->gid) : 0) < 0 ||
 	    fchmod(fd, 0755 | (f->setuid ? S_ISUID : 0) | (f->setgid ? S_ISGID : 0)) < 0)
 		goto fail;
-	if (f->has_fcaps) {
-		struct vfs_cap_data v = {
-			.magic_etc = VFS_CAP_REVISION_2 | (f->fcap_effective ? VFS_CAP_FLAGS_EFFECTIVE : 0),
-			.data = {
-				{ (uint32_t)f->fcap_permitted, (uint32_t)f->fcap_inheritable },
-				{ (uint32_t)(f->fcap_permitted >> 32), (uint32_t)(f->fcap_inheritable >> 32) },
-			},
-		};
-
-		if (fsetxattr(fd, "security.capability", &v, sizeof(v), 0) < 0)
-			goto fail;
-	}
+	if (f->has_fcaps && write_fcaps(r, fd, f) < 0)
+		goto fail;
+	if (f->has_fcaps)
+		check_fcaps(r, fd, f, why, len);
 	return close(fd);
 fail:
 	err = errno;
@@ -407,7 +494,7 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 			continue;
 		}
 		file_path(r, i + 1, path, sizeof(path));
-		if (make_setid_copy(r, f, path) < 0) {
+		if (make_setid_copy(r, f, path, r->file_why[i], sizeof(r->file_why[i])) < 0) {
 			/*
 			 * A file system without security.* extended attributes (the
 			 * initramfs of a kernel built without them, a tmpfs without
@@ -582,13 +669,13 @@ static int wait_process_exited(struct real_task *t)
 	return n > 0 ? 0 : -1;
 }
 
-static struct npg_result unreproducible(struct npg_backend *b, const char *why)
+struct npg_result npg_real_unreproducible(struct npg_backend *b, const char *why)
 {
 	snprintf(b->reason, sizeof(b->reason), "%s", why);
 	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
 }
 
-static struct npg_result broken(struct npg_backend *b, const char *what)
+struct npg_result npg_real_broken(struct npg_backend *b, const char *what)
 {
 	snprintf(b->reason, sizeof(b->reason), "the backend lost its task: %s: %s", what,
 		 strerror(errno));
@@ -604,13 +691,13 @@ static struct npg_result broken(struct npg_backend *b, const char *what)
 			"code (3.5+), and its parent is a task of the scenario, not the controller"
 
 /* A process died under a step: by which signal? */
-static struct npg_result died(struct npg_backend *b, struct real_priv *r, struct real_task *t)
+struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t)
 {
 	struct npg_proc_task pt;
 	int status = 0;
 
 	if (wait_process_exited(t) < 0)
-		return broken(b, "a task that died did not exit");
+		return npg_real_broken(b, "a task that died did not exit");
 	bool readable = false;
 
 	if (npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z' && pt.has_exit_code) {
@@ -623,7 +710,7 @@ static struct npg_result died(struct npg_backend *b, struct real_priv *r, struct
 	mark_group_gone(r, t->pid, true);
 	t->alive = false;
 	if (!readable && !t->exit_known)
-		return unreproducible(b, EXIT_UNKNOWABLE);
+		return npg_real_unreproducible(b, EXIT_UNKNOWABLE);
 	if (WIFSIGNALED(status))
 		return (struct npg_result){ .kind = NPG_R_KILLED, .value = WTERMSIG(status) };
 	return (struct npg_result){ .kind = NPG_R_DEAD };
@@ -649,7 +736,7 @@ static int move_fd(int from, int to)
  */
 static int suid_dumpable_now(const struct real_priv *r, const struct npg_cred *c)
 {
-	gid_t egid = map_id(r, c->gid.eff);
+	gid_t egid = npg_real_map_id(r, c->gid.eff);
 
 	syscall(SYS_setfsgid, egid ^ 1);
 	syscall(SYS_setfsgid, egid);
@@ -668,7 +755,7 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	struct rlimit widest;
 
 	for (int g = 0; g < c->ngroups; g++)
-		groups[g] = map_id(r, c->groups[g]);
+		groups[g] = npg_real_map_id(r, c->groups[g]);
 	/*
 	 * The scenario's limit is set only after the uid switch, and the
 	 * switch happens under the widest limit we may set: switching under a
@@ -697,13 +784,13 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	widest.rlim_cur = widest.rlim_max;
 	if (setrlimit(RLIMIT_NPROC, &widest) < 0 ||
 	    syscall(SYS_setgroups, c->ngroups, groups) < 0 ||
-	    syscall(SYS_setresgid, map_id(r, c->gid.real), map_id(r, c->gid.eff),
-		    map_id(r, c->gid.saved)) < 0 ||
+	    syscall(SYS_setresgid, npg_real_map_id(r, c->gid.real), npg_real_map_id(r, c->gid.eff),
+		    npg_real_map_id(r, c->gid.saved)) < 0 ||
 	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 ||
-	    syscall(SYS_setresuid, map_id(r, c->uid.real), map_id(r, c->uid.real),
-		    map_id(r, c->uid.real)) < 0 ||
+	    syscall(SYS_setresuid, npg_real_map_id(r, c->uid.real), npg_real_map_id(r, c->uid.real),
+		    npg_real_map_id(r, c->uid.real)) < 0 ||
 	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
-	    syscall(SYS_setresuid, -1, map_id(r, c->uid.eff), map_id(r, c->uid.saved)) < 0 ||
+	    syscall(SYS_setresuid, -1, npg_real_map_id(r, c->uid.eff), npg_real_map_id(r, c->uid.saved)) < 0 ||
 	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
 	    setrlimit(RLIMIT_NPROC, lim) < 0 || suid_dumpable_now(r, c) < 0)
 		return -1;
@@ -724,7 +811,7 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	return 0;
 }
 
-static void taint(struct real_task *t, const char *why)
+void npg_real_taint(struct real_task *t, const char *why)
 {
 	char copy[sizeof(t->why)];
 
@@ -749,7 +836,7 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 			 "that this machine's bounding set %#llx lacks",
 			 (unsigned long long)(r->sc->bounding & ~r->host->cap_bnd),
 			 (unsigned long long)r->host->cap_bnd);
-		taint(t, why);
+		npg_real_taint(t, why);
 	} else if (d->caps_explicit && (d->cred.cap_permitted & ~r->host->cap_bnd)) {
 		char why[200];
 
@@ -757,7 +844,7 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 			 "machine's bounding set %#llx", d->name,
 			 (unsigned long long)(d->cred.cap_permitted & ~r->host->cap_bnd),
 			 (unsigned long long)r->host->cap_bnd);
-		taint(t, why);
+		npg_real_taint(t, why);
 	}
 	/* RLIM_INFINITY needs CAP_SYS_RESOURCE to raise to; keep what we have */
 	if (lim.rlim_max > r->host->nproc_hard &&
@@ -798,7 +885,7 @@ static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
 	t->sock = sv[0];
 	t->pid = t->tid = pid;
 	t->ruid_seen = true;
-	t->last_ruid = map_id(r, d->cred.uid.real);
+	t->last_ruid = npg_real_map_id(r, d->cred.uid.real);
 	t->key_known = true;	/* the set-up changes the real uid alone first */
 	t->key = t->last_ruid;
 	t->created = t->alive = true;
@@ -900,7 +987,7 @@ static int spawn_fillers(struct npg_backend *b, struct real_priv *r)
 			}
 			if (pid == 0) {
 				close(ack[0]);
-				filler_main(r, map_id(r, n->id), ack[1]);
+				filler_main(r, npg_real_map_id(r, n->id), ack[1]);
 			}
 			npg_teardown_remember(pid);
 			started++;
@@ -987,8 +1074,7 @@ static void touch_images(struct real_priv *r, struct id_set *ids)
 			const struct npg_idmap *m = &sc->stmts[s].op.uid_map;
 			npg_id lower;
 
-			if (sc->stmts[s].kind != NPG_STMT_STEP ||
-			    sc->stmts[s].op.code != NPG_OP_UNSHARE_USER)
+			if (sc->stmts[s].kind != NPG_STMT_STEP || !writes_uid_map(&sc->stmts[s].op))
 				continue;
 			if ((lower = npg_idmap_down(m->extent, m->nr, id)) != NPG_ID_NONE)
 				id_set_add(ids, lower);
@@ -1000,7 +1086,7 @@ static void touch_images(struct real_priv *r, struct id_set *ids)
 }
 
 /* Users whose count a tainted task could change: any id its steps name */
-static void mark_touched(struct real_priv *r)
+void npg_real_mark_touched(struct real_priv *r)
 {
 	const struct npg_scenario *sc = r->sc;
 
@@ -1017,13 +1103,14 @@ static void mark_touched(struct real_priv *r)
 		for (int s = 0; s < sc->nstmts; s++) {
 			const struct npg_stmt *st = &sc->stmts[s];
 			int actor = st->kind == NPG_STMT_STEP ? st->task : -1;
-			/* unshare's target is a namespace: its tasks are the actor's forks */
-			int target = actor >= 0 && st->op.code != NPG_OP_UNSHARE_USER ? st->op.target : -1;
+			/* unshare's and setns's target is a namespace: its tasks are the actor's forks */
+			int target = actor >= 0 && st->op.code != NPG_OP_UNSHARE_USER &&
+				     st->op.code != NPG_OP_SETNS_USER ? st->op.target : -1;
 
 			if (actor < 0 || target < 0 || !r->tasks[actor].tainted ||
 			    r->tasks[target].tainted)
 				continue;
-			taint(&r->tasks[target], r->tasks[actor].why);
+			npg_real_taint(&r->tasks[target], r->tasks[actor].why);
 			grew = true;
 		}
 	}
@@ -1073,7 +1160,8 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 
 	r->sc = sc;
 	r->exe_fd = r->filler_pipe[0] = r->filler_pipe[1] = -1;
-	r->segs = calloc(max_ids(sc) + (size_t)sc->nuserns * 2 * NPG_IDMAP_MAX + 1,
+	/* a segment per id, and per line of every map a step writes (collect_map_ranges()) */
+	r->segs = calloc(max_ids(sc) + (size_t)sc->nstmts * 2 * NPG_IDMAP_MAX + 1,
 			 sizeof(*r->segs));
 	r->tasks = calloc((size_t)sc->ntasks + 1, sizeof(*r->tasks));
 	r->touched = calloc((size_t)sc->nnames + 1, sizeof(*r->touched));
@@ -1127,7 +1215,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	if (check_capacity(b, r) < 0)
 		return -1;
 	for (int u = 0; u < sc->nnames; u++)
-		r->count_uids[u] = map_id(r, sc->names[u].id);
+		r->count_uids[u] = npg_real_map_id(r, sc->names[u].id);
 	/*
 	 * Orphans come to us, as to init, so that we reap them at once.
 	 * Kernels before 3.4 have no child subreaper (EINVAL): their orphans
@@ -1148,7 +1236,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	for (int i = 0; i < sc->ntasks; i++)
 		if (sc->tasks[i].initial && spawn_initial(b, r, i) < 0)
 			return -1;
-	mark_touched(r);
+	npg_real_mark_touched(r);
 	return 0;
 }
 
@@ -1206,7 +1294,7 @@ static int collect_vfork_replies(struct real_priv *r)
 	return 0;
 }
 
-static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *r,
+struct npg_result npg_real_step_new_task(struct npg_backend *b, struct real_priv *r,
 				       struct real_task *t, const struct npg_stmt *st)
 {
 	struct real_task *c = &r->tasks[st->op.target];
@@ -1214,10 +1302,10 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 	int sv[2], got;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return broken(b, "socketpair");
+		return npg_real_broken(b, "socketpair");
 	if (send_cmd(r, t, st, 0, sv[1]) < 0) {
 		close(sv[0]), close(sv[1]);
-		return broken(b, "send");
+		return npg_real_broken(b, "send");
 	}
 	close(sv[1]);
 	/* vfork: the child's hello comes first; the parent's reply when it execs or exits */
@@ -1226,11 +1314,11 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 	got = npg_real_recv_timed(t->sock, &m, NULL);
 	if (got == 0) {
 		close(sv[0]);
-		return died(b, r, t);
+		return npg_real_died(b, r, t);
 	}
 	if (got < 0 || m.kind != NPG_WIRE_RESULT) {
 		close(sv[0]);
-		return broken(b, "fork");
+		return npg_real_broken(b, "fork");
 	}
 	if (m.result != NPG_R_OK) {
 		close(sv[0]);
@@ -1239,7 +1327,7 @@ static struct npg_result step_new_task(struct npg_backend *b, struct real_priv *
 hello:
 	if (npg_real_recv_timed(sv[0], &hello, NULL) <= 0 || hello.kind != NPG_WIRE_HELLO) {
 		close(sv[0]);
-		return broken(b, "hello from the new task");
+		return npg_real_broken(b, "hello from the new task");
 	}
 	c->sock = sv[0];
 	c->pid = hello.pid;
@@ -1250,12 +1338,13 @@ hello:
 	c->key = t->key;
 	c->ruid_seen = t->ruid_seen;
 	c->last_ruid = t->last_ruid;
-	c->ns = t->ns;		/* copy_creds(): the same user namespace */
+	c->ns = t->ns;		/* copy_creds(): the same user namespace (clone: ns_made()) */
 	if (st->op.code == NPG_OP_VFORK) {
 		c->vfork_waiter = (int)(t - r->tasks) + 1;
 		c->shares_mm = true;
 	}
-	if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_VFORK) {
+	if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_VFORK ||
+	    st->op.code == NPG_OP_CLONE_USER) {
 		npg_teardown_remember(c->pid);
 		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	}
@@ -1266,11 +1355,11 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 				   struct real_task *t, const struct npg_stmt *st)
 {
 	if (send_cmd(r, t, st, 0, -1) < 0)
-		return broken(b, "send");
+		return npg_real_broken(b, "send");
 	if (t->tid != t->pid) {
 		/* a thread leaves alone and is released at once */
 		if (wait_task_settled(t, true) < 0)
-			return broken(b, "the thread did not exit");
+			return npg_real_broken(b, "the thread did not exit");
 		t->alive = false;
 		t->gone = true;
 		t->exit_known = true;
@@ -1280,7 +1369,7 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 		return (struct npg_result){ .kind = NPG_R_OK };
 	}
 	if (wait_process_exited(t) < 0)
-		return broken(b, "the process did not exit");
+		return npg_real_broken(b, "the process did not exit");
 	/*
 	 * What exit_group() was asked; /proc says the same from 3.5 on (field
 	 * 52 of stat), and before that only a reaper could tell.
@@ -1328,7 +1417,7 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 	int got;
 
 	if (send_cmd(r, t, st, 0, -1) < 0)
-		return broken(b, "send");
+		return npg_real_broken(b, "send");
 	got = npg_real_recv_timed(t->sock, &m, NULL);
 	/*
 	 * A set-id or file-capability copy is a secure exec (AT_SECURE): a
@@ -1337,14 +1426,14 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 	 * task meanwhile, so that death is this build's, not the kernel's.
 	 */
 	if (got == 0 && st->op.file && !st->op.exec.missing) {
-		died(b, r, t);
-		return unreproducible(b, "the set-id or file-capability copy of this nprocguard "
+		npg_real_died(b, r, t);
+		return npg_real_unreproducible(b, "the set-id or file-capability copy of this nprocguard "
 				      "build did not start (its runtime may refuse a secure exec)");
 	}
 	if (got == 0)
-		return died(b, r, t);
+		return npg_real_died(b, r, t);
 	if (got < 0)
-		return broken(b, "execve");
+		return npg_real_broken(b, "execve");
 	if (m.kind == NPG_WIRE_RESULT)
 		return (struct npg_result){ .kind = m.result, .value = m.value };
 	/* the new image said hello: de_thread() took the other threads */
@@ -1361,23 +1450,33 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
  * died: @dies is the one to report, its group's leader for a call that can
  * kill the whole group) or the exchange broke.
  */
-static bool ask(struct npg_backend *b, struct real_priv *r, struct real_task *t,
+bool npg_real_ask(struct npg_backend *b, struct real_priv *r, struct real_task *t,
 		const struct npg_stmt *st, pid_t target, struct real_task *dies,
 		struct npg_wire_msg *m, struct npg_result *res)
 {
+	struct npg_wire_msg cmd;
+
+	npg_real_build_cmd(r, t, st, target, &cmd);
+	return npg_real_exchange(b, r, t, &cmd, -1, dies, m, res);
+}
+
+bool npg_real_exchange(struct npg_backend *b, struct real_priv *r, struct real_task *t,
+		       const struct npg_wire_msg *cmd, int fd, struct real_task *dies,
+		       struct npg_wire_msg *m, struct npg_result *res)
+{
 	int got;
 
-	if (send_cmd(r, t, st, target, -1) < 0) {
-		*res = broken(b, "send");
+	if (npg_wire_send(t->sock, cmd, fd) < 0) {
+		*res = npg_real_broken(b, "send");
 		return false;
 	}
 	got = npg_real_recv_timed(t->sock, m, NULL);
 	if (got == 0) {
-		*res = died(b, r, dies);
+		*res = npg_real_died(b, r, dies);
 		return false;
 	}
 	if (got < 0 || m->kind != NPG_WIRE_RESULT) {
-		*res = broken(b, "answer");
+		*res = npg_real_broken(b, "answer");
 		return false;
 	}
 	return true;
@@ -1399,15 +1498,15 @@ static struct npg_result step_kill(struct npg_backend *b, struct real_priv *r,
 	struct npg_wire_msg m;
 	struct npg_result res;
 
-	if (!ask(b, r, t, st, target, leader ? leader : t, &m, &res))
+	if (!npg_real_ask(b, r, t, st, target, leader ? leader : t, &m, &res))
 		return res;
 	/* a fatal signal to its own group: the caller dies, answered or not */
 	if (m.result == NPG_R_OK && st->op.value != 0 && tt->alive && tt->pid == t->pid)
-		return died(b, r, leader ? leader : t);
+		return npg_real_died(b, r, leader ? leader : t);
 	if (m.result != NPG_R_OK || st->op.value == 0 || !tt->alive)
 		return (struct npg_result){ .kind = m.result, .value = m.value };
 	if (wait_process_exited(tt) < 0)
-		return broken(b, "the process killed did not exit");
+		return npg_real_broken(b, "the process killed did not exit");
 	tt->alive = false;
 	mark_group_gone(r, tt->pid, true);
 	npg_real_reap_children(r);
@@ -1445,7 +1544,7 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 	struct npg_result res = { .kind = NPG_R_OK };
 
 	if (!order)
-		return broken(b, "out of memory");
+		return npg_real_broken(b, "out of memory");
 	n = npg_glibc_order(r->sc->ntasks, st->task, leader ? (int)(leader - r->tasks) : st->task,
 			    real_live_thread, &g, order);
 	for (int k = 0; k < n; k++) {
@@ -1453,7 +1552,7 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 		struct npg_wire_msg m;
 		int error;
 
-		if (!ask(b, r, th, st, 0, leader ? leader : t, &m, &res)) {
+		if (!npg_real_ask(b, r, th, st, 0, leader ? leader : t, &m, &res)) {
 			free(order);
 			return res;
 		}
@@ -1466,326 +1565,16 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 			abort_st.op.value = SIGABRT;
 			free(order);
 			if (send_cmd(r, t, &abort_st, t->pid, -1) < 0)
-				return broken(b, "send");
+				return npg_real_broken(b, "send");
 			/* its death, not an answer, is expected; either way wait for it */
 			if (npg_real_recv_timed(t->sock, &m, NULL) < 0)
-				return broken(b, "abort");
-			return died(b, r, leader ? leader : t);
+				return npg_real_broken(b, "abort");
+			return npg_real_died(b, r, leader ? leader : t);
 		}
 		first_error = error;
 	}
 	free(order);
 	return res;
-}
-
-/* --- user namespaces --- */
-
-static int ns_of_ino(const struct real_priv *r, uint64_t ino)
-{
-	for (int i = 0; i <= r->sc->nuserns; i++)
-		if (r->userns[i].created && r->userns[i].ino == ino)
-			return i;
-	return -1;
-}
-
-/* The namespace @t is in, from /proc (its last known one once gone); -1: one not made here */
-static int task_ns(const struct real_priv *r, const struct real_task *t)
-{
-	uint64_t ino;
-
-	if (!r->uns.supported || !r->ns_made || !t->created)
-		return 0;
-	if (t->gone || npg_proc_task_userns(t->pid, t->tid, &ino) < 0)
-		return t->ns;
-	return ns_of_ino(r, ino);
-}
-
-#define NS_UNKNOWN "the task is in a user namespace this run did not make"
-
-/*
- * A task that can no longer be driven faithfully from this step on: its
- * steps, and whatever they touch, are not compared (mark_touched()).
- */
-static struct npg_result taint_now(struct npg_backend *b, struct real_priv *r,
-				   struct real_task *t, const char *why)
-{
-	taint(t, why);
-	mark_touched(r);
-	return unreproducible(b, t->why);
-}
-
-/*
- * An unshare() the kernel here cannot run as the model's would: the task
- * stays where it was, while in the model it may be in its namespace with
- * every capability there. The taint of its own steps is not enough: one
- * of them may end other tasks (an execve() from a thread, a vfork()
- * child's exit that the parent waits for: found on 3.0.8 with conform
- * --random), so nothing after it is compared.
- */
-static struct npg_result unshare_not_run(struct npg_backend *b, struct real_priv *r,
-					 struct real_task *t, const struct npg_stmt *st,
-					 const char *why)
-{
-	taint_now(b, r, t, why);
-	if (!r->diverged[0])
-		snprintf(r->diverged, sizeof(r->diverged), "%.180s (line %d); the run is not "
-			 "compared after it", why, st->line);
-	return unreproducible(b, r->diverged);
-}
-
-/*
- * A first-level namespace: its lower ids are kernel ids, moved into the
- * window like every kernel id of the scenario. Uid 0 stays 0, so a line
- * from 0 is written as two; a line the kernel refuses on its own
- * (npg_idmap_line_invalid()) goes as it is, to be refused for the same reason.
- */
-static bool first_level_lines(const struct real_priv *r, const struct npg_idmap *m,
-			      struct npg_idmap_extent *out, int *n, char *why, size_t len)
-{
-	bool invalid = false;
-
-	*n = 0;
-	for (int i = 0; i < m->nr; i++) {
-		struct npg_idmap_extent e = m->extent[i];
-		uint64_t lo = e.lower_first ? e.lower_first : 1;
-		uint64_t hi = (uint64_t)e.lower_first + e.count - 1;
-		const struct id_seg *s;
-
-		if (npg_idmap_line_invalid(&e)) {
-			out[(*n)++] = e;
-			invalid = true;
-			continue;
-		}
-		if (e.lower_first == 0) {
-			out[(*n)++] = (struct npg_idmap_extent){ e.first, 0, 1 };
-			if (e.count == 1)
-				continue;
-			e = (struct npg_idmap_extent){ e.first + 1, 1, e.count - 1 };
-		}
-		s = seg_of(r, lo);
-		if (!s || s->hi < hi) {
-			snprintf(why, len, "the map line '%u %u %u' covers more kernel ids than the "
-				 "run's uid window (%d uids) holds", m->extent[i].first,
-				 m->extent[i].lower_first, m->extent[i].count, NPG_UID_WINDOW);
-			return false;
-		}
-		out[(*n)++] = (struct npg_idmap_extent){ e.first, map_id(r, e.lower_first), e.count };
-	}
-	if (!invalid && *n > r->uns.max_lines) {
-		snprintf(why, len, "written with uid 0 apart, the map has %d lines; this kernel "
-			 "takes %d (UID_GID_MAP_MAX_EXTENTS)", *n, r->uns.max_lines);
-		return false;
-	}
-	return true;
-}
-
-/*
- * A nested namespace: its lower ids are ids of the parent namespace,
- * written as they are. The parent's map as written may be cut where the
- * model's is not (uid 0 apart): then map_id_range_down() in map_write()
- * could refuse a range the model's map holds (EPERM), or the reverse.
- */
-static bool nested_lines(const struct real_priv *r, int parent, bool gid,
-			 const struct npg_idmap *m, struct npg_idmap_extent *out, int *n,
-			 char *why, size_t len)
-{
-	const struct real_userns *p = &r->userns[parent];
-	bool model_ok = true, kernel_ok = true;
-
-	*n = m->nr;
-	memcpy(out, m->extent, sizeof(*out) * (size_t)m->nr);
-	for (int i = 0; i < m->nr; i++)
-		if (npg_idmap_line_invalid(&m->extent[i]))
-			return true;	/* EINVAL before any range is looked up */
-	for (int i = 0; i < m->nr; i++) {
-		model_ok &= npg_idmap_range_mapped(p->model_map[gid].extent, p->model_map[gid].nr,
-						   &m->extent[i]);
-		kernel_ok &= npg_idmap_range_mapped(p->written[gid], p->nr_written[gid], &m->extent[i]);
-	}
-	if (model_ok != kernel_ok) {
-		snprintf(why, len, "the parent namespace's %s was written with uid 0 apart, and "
-			 "this map's ranges cross where it was cut", gid ? "gid_map" : "uid_map");
-		return false;
-	}
-	return true;
-}
-
-static void render_lines(const struct npg_idmap_extent *e, int n, char *buf, size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < n && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%u %u %u\n", e[i].first,
-				       e[i].lower_first, e[i].count);
-}
-
-/*
- * The harness's half of the step: uid_map, then gid_map, written by a
- * writer with every capability over the parent namespace, in the
- * parent namespace (npg_idmap_write()). The step's result is the first
- * failing write's errno, as in npg_sys_unshare_user().
- */
-static struct npg_result write_maps(struct npg_backend *b, struct real_priv *r,
-				    struct real_task *t, const struct npg_op *op, int parent)
-{
-	struct real_userns *u = &r->userns[op->target];
-	struct npg_idmap_extent lines[2][NPG_REAL_IDMAP_LINES];
-	char text[2][NPG_REAL_IDMAP_TEXT], why[200];
-	int n[2] = { 0, 0 }, err, failed;
-
-	for (int m = 0; m < 2; m++) {
-		const struct npg_idmap *map = m ? &op->gid_map : &op->uid_map;
-		bool ok;
-
-		text[m][0] = '\0';
-		if (map->nr == 0)
-			continue;
-		ok = parent == 0 ? first_level_lines(r, map, lines[m], &n[m], why, sizeof(why)) :
-				   nested_lines(r, parent, m, map, lines[m], &n[m], why, sizeof(why));
-		if (!ok)
-			return taint_now(b, r, t, why);
-		render_lines(lines[m], n[m], text[m], sizeof(text[m]));
-	}
-	if (npg_idmap_write(t->pid, t->tid, parent ? r->userns[parent].nsfd : -1, text[0], text[1],
-			    ANSWER_TIMEOUT_MS, &err, &failed, why, sizeof(why)) < 0)
-		return taint_now(b, r, t, why);
-	/* what stands: the maps before the first that failed (none after it was tried) */
-	for (int m = 0; m < 2 && (failed < 0 || m < failed); m++) {
-		if (!text[m][0])
-			continue;
-		u->model_map[m] = m ? op->gid_map : op->uid_map;
-		u->nr_written[m] = n[m];
-		memcpy(u->written[m], lines[m], sizeof(lines[m]));
-	}
-	if (err)
-		return (struct npg_result){ .kind = NPG_R_ERRNO, .value = err };
-	return (struct npg_result){ .kind = NPG_R_OK };
-}
-
-/* Is some other task in @t's thread group (a zombie leader included)? */
-static bool has_other_threads(const struct real_task *t)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
-
-	if (t->tid != t->pid)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
-	if (!(d = opendir(path)))
-		return false;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n > 1;
-}
-
-/* kuid_has_mapping(current_user_ns(), @kid) of @t, from its map as the initial namespace reads it */
-static bool has_mapping(const struct real_task *t, bool gid, uint32_t kid)
-{
-	uint32_t lines[NPG_REAL_IDMAP_LINES * 64][3];
-	int n = npg_proc_read_idmap(t->pid, t->tid, gid, lines, (int)(sizeof(lines) / sizeof(lines[0])));
-
-	if (n < 0)
-		return true;	/* cannot tell: taken as mapped, so the refusal is not trusted */
-	for (int i = 0; i < n; i++)
-		if (kid >= lines[i][1] && (uint64_t)kid < (uint64_t)lines[i][1] + lines[i][2])
-			return true;
-	return false;
-}
-
-/*
- * unshare(CLONE_NEWUSER) failed. The kernel rules the model has:
- * check_unshare_flags() refuses a task with other threads (EINVAL;
- * CLONE_NEWUSER implies CLONE_THREAD, and thread_group_empty() counts a
- * zombie leader), create_user_ns() a parent namespace at level 33
- * (ENOSPC) and a creator whose euid or egid has no mapping in its
- * namespace (EPERM). Anything else is this machine's doing.
- */
-static struct npg_result unshare_failed(struct npg_backend *b, struct real_priv *r,
-					struct real_task *t, const struct npg_stmt *st, int parent,
-					const struct npg_proc_task *before, int err)
-{
-	char why[200];
-
-	if ((err == EINVAL && has_other_threads(t)) ||
-	    (err == ENOSPC && r->userns[parent].level > 32) ||
-	    (err == EPERM && (!has_mapping(t, false, before->uid[1]) ||
-			      !has_mapping(t, true, before->gid[1]))))
-		return (struct npg_result){ .kind = NPG_R_ERRNO, .value = err };
-	npg_idmap_refusal(t->pid, t->tid, err, why, sizeof(why));
-	return unshare_not_run(b, r, t, st, why);
-}
-
-/*
- * unshare(CLONE_NEWUSER) succeeded: the namespace is held open and
- * recorded as create_user_ns() made it -- its parent, its owner (the
- * creator's euid: the ids do not change) and the limit it records for
- * its parent's level, set_userns_rlimit_max(ns, UCOUNT_RLIMIT_NPROC,
- * enforced_nproc_rlimit()): none for real uid 0 of the initial namespace
- * from 0ac983f51203 (5.17), else the creator's soft limit.
- */
-static struct npg_result unshare_done(struct npg_backend *b, struct real_priv *r,
-				      struct real_task *t, const struct npg_op *op, int parent,
-				      const struct npg_proc_task *before, uint64_t soft)
-{
-	struct real_userns *u = &r->userns[op->target];
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/user", (int)t->pid, (int)t->tid);
-	u->nsfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (u->nsfd < 0 || fstat(u->nsfd, &st) < 0)
-		return broken(b, "opening the new user namespace");
-	u->ino = (uint64_t)st.st_ino;
-	u->created = true;
-	u->parent = parent;
-	u->level = r->userns[parent].level + 1;
-	u->owner = before->uid[1];
-	u->nproc_max = soft;
-	if (r->policy->userns_root_unlimited && before->uid[0] == 0 && parent == 0)
-		u->nproc_max = NPG_RLIM_INFINITY;
-	r->ns_made++;
-	t->ns = op->target;
-	/* 5.14-5.16 set_cred_ucounts(): alloc_ucounts(new->user_ns, new->euid) */
-	if (r->ucounts_by_euid) {
-		t->key = before->uid[1];
-		t->key_known = true;
-		if (before->uid[0] != before->uid[1] && !r->charged_unknown[0])
-			snprintf(r->charged_unknown, sizeof(r->charged_unknown),
-				 "5.14-5.16 charge a task that unshares its user namespace to its "
-				 "effective uid (set_cred_ucounts()), which /proc does not show: "
-				 "'%s' has real uid %u, effective %u",
-				 r->sc->tasks[t - r->tasks].name, unmap_id(r, before->uid[0]),
-				 unmap_id(r, before->uid[1]));
-	}
-	return write_maps(b, r, t, op, parent);
-}
-
-static struct npg_result step_unshare(struct npg_backend *b, struct real_priv *r,
-				      struct real_task *t, const struct npg_stmt *st)
-{
-	struct npg_proc_task before;
-	uint64_t soft, hard;
-	struct npg_wire_msg m;
-	struct npg_result res;
-	int parent = t->ns;
-
-	if (!r->uns.supported)
-		return unshare_not_run(b, r, t, st, r->uns.unsupported);
-	if (npg_proc_read_task(t->pid, t->tid, &before) < 0 ||
-	    npg_proc_read_nproc(t->pid, &soft, &hard) < 0)
-		return broken(b, "reading the task before unshare()");
-	if (!ask(b, r, t, st, 0, t, &m, &res))
-		return res;
-	if (m.result == NPG_R_ERRNO)
-		return unshare_failed(b, r, t, st, parent, &before, (int)m.value);
-	if (m.result != NPG_R_OK)
-		return (struct npg_result){ .kind = m.result, .value = m.value };
-	return unshare_done(b, r, t, &st->op, parent, &before, soft);
 }
 
 /*
@@ -1818,6 +1607,7 @@ static const char *decision_on_root_chain(const struct real_priv *r, const struc
 	case NPG_OP_FORK:
 	case NPG_OP_THREAD:
 	case NPG_OP_VFORK:
+	case NPG_OP_CLONE_USER:	/* copy_process()'s test is the parent's */
 		return pt.uid[0] != 0 ? ROOT_CHAIN : NULL;
 	case NPG_OP_SETUID:
 	case NPG_OP_SETREUID:
@@ -1882,7 +1672,7 @@ static const char *decision_on_roots_count(struct real_priv *r, const struct rea
 	capable = npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) ||
 		  npg_cap_has(pt.cap_eff, NPG_CAP_SYS_ADMIN);
 	if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_THREAD ||
-	    st->op.code == NPG_OP_VFORK)
+	    st->op.code == NPG_OP_VFORK || st->op.code == NPG_OP_CLONE_USER)
 		return t->key_known && t->key == 0 && pt.uid[0] != 0 && !capable ?
 		       ROOT_COUNT_FORK : NULL;
 	if (st->op.code == NPG_OP_EXECVE)
@@ -1894,7 +1684,7 @@ static const char *decision_on_roots_count(struct real_priv *r, const struct rea
 	if (ruid == NPG_ID_NONE || ruid == 0)
 		return NULL;
 	/* only root's count is out of reach: whoever else t is charged to, counts agree */
-	if (map_id(r, ruid) == pt.uid[0] || (t->key_known && t->key != 0))
+	if (npg_real_map_id(r, ruid) == pt.uid[0] || (t->key_known && t->key != 0))
 		return NULL;
 	return capable ? NULL : ROOT_COUNT_SET_USER;
 }
@@ -1933,10 +1723,11 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	const char *unknowable = NULL, *hazard;
 	char settle_why[200];
 	struct npg_result res;
+	int made;
 
 	/* which namespace's ids the step's ids are (send_cmd()), and whose counts it meets */
 	if (t->created && !t->tainted)
-		t->ns = task_ns(r, t);
+		t->ns = npg_real_task_ns(r, t);
 	if (!r->diverged[0])
 		unknowable = decision_on_roots_count(r, t, st);
 	if (!r->diverged[0] && !unknowable)
@@ -1951,7 +1742,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 		if (!r->diverged[0])
 			snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
 				 "compared after it", hazard, st->line);
-		return unreproducible(b, r->diverged);
+		return npg_real_unreproducible(b, r->diverged);
 	}
 	/*
 	 * Yama decides attaches (yama_ptrace_access_check()) and takes
@@ -1965,7 +1756,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 			snprintf(r->diverged, sizeof(r->diverged), "the scenario's Yama (ptrace_scope "
 				 "%d, -1: none) is not this machine's (%d) (line %d); the run is not "
 				 "compared after it", r->sc->yama_scope, r->host->yama_scope, st->line);
-		return unreproducible(b, r->diverged);
+		return npg_real_unreproducible(b, r->diverged);
 	}
 	mm_copy_mark(r, t, st);
 	res = real_step_run(b, st);
@@ -1977,16 +1768,18 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 		if (!r->diverged[0])
 			snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
 				 "compared after it", settle_why, st->line);
-		return unreproducible(b, r->diverged);
+		return npg_real_unreproducible(b, r->diverged);
 	}
-	if (st->op.code == NPG_OP_UNSHARE_USER && res.kind == NPG_R_UNREPRODUCIBLE &&
-	    !r->userns[st->op.target].created)
-		r->userns[st->op.target].unknown = true;
+	/* what the model made of a namespace whose unshare or clone was not run is unknown */
+	made = st->op.code == NPG_OP_UNSHARE_USER ? st->op.target :
+	       st->op.code == NPG_OP_CLONE_USER ? st->op.value : 0;
+	if (made > 0 && res.kind == NPG_R_UNREPRODUCIBLE && !r->userns[made].created)
+		r->userns[made].unknown = true;
 
 	if (collect_vfork_replies(r) < 0)
-		return broken(b, "the reply of a parent its vfork() child released");
+		return npg_real_broken(b, "the reply of a parent its vfork() child released");
 	if (r->diverged[0] && res.kind != NPG_R_UNREPRODUCIBLE)
-		return unreproducible(b, r->diverged);
+		return npg_real_unreproducible(b, r->diverged);
 	if (!unknowable || res.kind == NPG_R_UNREPRODUCIBLE)
 		return res;
 	/*
@@ -1997,7 +1790,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	 */
 	snprintf(r->diverged, sizeof(r->diverged), "%s (line %d); the run is not compared "
 		 "after it", unknowable, st->line);
-	return unreproducible(b, r->diverged);
+	return npg_real_unreproducible(b, r->diverged);
 }
 
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st)
@@ -2010,21 +1803,12 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 
 	r->counts_valid = false;
 	npg_teardown_set_where(r->sc->file, st->line, NULL);
-	/* placeholder until the real backend makes them: not run, not compared */
-	if (st->op.code == NPG_OP_CLONE_USER || st->op.code == NPG_OP_SETNS_USER ||
-	    st->op.code == NPG_OP_WRITE_IDMAP || st->op.code == NPG_OP_WRITE_SETGROUPS ||
-	    st->op.code == NPG_OP_MAX_USERNS)
-		return unreproducible(b, "clone, setns, write and sysctl are not run on the real "
-				      "kernel yet");
-	if (st->op.code == NPG_OP_EXECVE && st->op.file && st->op.exec.fcap_v3)
-		return unreproducible(b, "v3 file capabilities are not written by the real "
-				      "backend yet");
 	if (t->tainted)
-		return unreproducible(b, t->why);
+		return npg_real_unreproducible(b, t->why);
 	if (!t->alive)
 		return (struct npg_result){ .kind = NPG_R_DEAD };
 	if (t->ns < 0)
-		return unreproducible(b, NS_UNKNOWN);
+		return npg_real_unreproducible(b, NPG_REAL_NS_UNKNOWN);
 	/* wait_for_vfork_done(): no call until the child execs or exits (glibc's set*id waits) */
 	if (npg_real_vfork_waiting(r, t))
 		return (struct npg_result){ .kind = NPG_R_SUSPENDED };
@@ -2034,25 +1818,30 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 			    npg_real_vfork_waiting(r, &r->tasks[i]))
 				return (struct npg_result){ .kind = NPG_R_SUSPENDED };
 	if (t->shares_mm && (st->op.glibc || st->op.code == NPG_OP_FORK ||
-			     st->op.code == NPG_OP_VFORK || st->op.code == NPG_OP_THREAD))
-		return unreproducible(b, "a vfork() child whose execve failed still shares its "
+			     st->op.code == NPG_OP_VFORK || st->op.code == NPG_OP_THREAD ||
+			     st->op.code == NPG_OP_CLONE_USER))
+		return npg_real_unreproducible(b, "a vfork() child whose execve failed still shares its "
 				      "parent's memory: a puppet cannot create tasks there");
-	/* unshare's target is the namespace it makes */
+	/* unshare's and setns's target is a namespace, clone's the child it makes */
 	if (st->op.code == NPG_OP_UNSHARE_USER)
-		return step_unshare(b, r, t, st);
+		return npg_real_step_unshare(b, r, t, st);
+	if (st->op.code == NPG_OP_SETNS_USER)
+		return npg_real_step_setns_user(b, r, t, st);
+	if (st->op.code == NPG_OP_CLONE_USER)
+		return npg_real_step_clone_user(b, r, t, st);
 	if (st->op.target >= 0 && st->op.code != NPG_OP_FORK && st->op.code != NPG_OP_THREAD &&
 	    st->op.code != NPG_OP_VFORK) {
 		struct real_task *tt = &r->tasks[st->op.target];
 
 		if (tt->tainted)
-			return unreproducible(b, tt->why);
+			return npg_real_unreproducible(b, tt->why);
 		/* a pid that cannot exist: the kernel answers ECHILD / ESRCH */
 		target = tt->created && !tt->gone ? tt->tid : INT_MAX;
 		if (st->op.code == NPG_OP_SETRLIMIT)
 			target = 0;
 		if (st->op.code != NPG_OP_WAIT && tt->hard_capped &&
 		    (st->op.lim_max > r->host->nproc_hard || st->op.lim_cur > r->host->nproc_hard))
-			return unreproducible(b, "the scenario's hard RLIMIT_NPROC is above this "
+			return npg_real_unreproducible(b, "the scenario's hard RLIMIT_NPROC is above this "
 					      "process's, and CAP_SYS_RESOURCE is not held here");
 	}
 	if (st->op.glibc)
@@ -2061,7 +1850,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	case NPG_OP_FORK:
 	case NPG_OP_VFORK:
 	case NPG_OP_THREAD:
-		return step_new_task(b, r, t, st);
+		return npg_real_step_new_task(b, r, t, st);
 	case NPG_OP_EXIT:
 		return step_exit(b, r, t, st);
 	case NPG_OP_EXECVE:
@@ -2073,15 +1862,19 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		if (st->op.file > 0 && r->file_why[st->op.file - 1][0]) {
 			snprintf(r->diverged, sizeof(r->diverged), "%s (line %d); the run is not "
 				 "compared after it", r->file_why[st->op.file - 1], st->line);
-			return unreproducible(b, r->diverged);
+			return npg_real_unreproducible(b, r->diverged);
 		}
 		return step_execve(b, r, t, st);
 	case NPG_OP_KILL:
 		return step_kill(b, r, t, st, target);
+	case NPG_OP_WRITE_IDMAP:
+	case NPG_OP_WRITE_SETGROUPS:
+	case NPG_OP_MAX_USERNS:
+		return npg_real_step_write_proc(b, r, t, st);
 	default:
 		break;
 	}
-	if (!ask(b, r, t, st, target, t, &m, &res))
+	if (!npg_real_ask(b, r, t, st, target, t, &m, &res))
 		return res;
 	if (st->op.code == NPG_OP_WAIT && m.result == NPG_R_OK) {
 		struct real_task *child = &r->tasks[st->op.target];
@@ -2091,7 +1884,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		child->exit_status = m.wait_status;
 	}
 	if (m.result == NPG_R_ID && t->ns == 0)
-		m.value = unmap_id(r, (uint32_t)m.value);
+		m.value = npg_real_unmap_id(r, (uint32_t)m.value);
 	/*
 	 * In a child namespace setfsuid() returns the old fs id in that
 	 * namespace's terms, as the scenario names it; an unmapped one reads
@@ -2100,7 +1893,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	else if (m.result == NPG_R_ID &&
 		 m.value == (st->op.code == NPG_OP_SETFSGID ? r->uns.overflowgid : r->uns.overflowuid) &&
 		 m.value != NPG_OVERFLOW_ID)
-		return unreproducible(b, "this machine's overflow id (kernel.overflowuid, "
+		return npg_real_unreproducible(b, "this machine's overflow id (kernel.overflowuid, "
 				      "kernel.overflowgid) is not 65534");
 	return (struct npg_result){ .kind = m.result, .value = m.value };
 }
@@ -2125,10 +1918,10 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 			t->exit_known = true;
 			t->exit_status = pt.exit_code;
 		}
-		out->cred.uid = (struct npg_ids){ unmap_id(r, pt.uid[0]), unmap_id(r, pt.uid[1]),
-						 unmap_id(r, pt.uid[2]), unmap_id(r, pt.uid[3]) };
-		out->cred.gid = (struct npg_ids){ unmap_id(r, pt.gid[0]), unmap_id(r, pt.gid[1]),
-						 unmap_id(r, pt.gid[2]), unmap_id(r, pt.gid[3]) };
+		out->cred.uid = (struct npg_ids){ npg_real_unmap_id(r, pt.uid[0]), npg_real_unmap_id(r, pt.uid[1]),
+						 npg_real_unmap_id(r, pt.uid[2]), npg_real_unmap_id(r, pt.uid[3]) };
+		out->cred.gid = (struct npg_ids){ npg_real_unmap_id(r, pt.gid[0]), npg_real_unmap_id(r, pt.gid[1]),
+						 npg_real_unmap_id(r, pt.gid[2]), npg_real_unmap_id(r, pt.gid[3]) };
 		/* 3.0 prints a full set as all 64 bits (CAP_FULL_SET was ~0) */
 		out->cred.cap_effective = pt.cap_eff & NPG_CAP_ALL;
 		out->cred.cap_permitted = pt.cap_prm & NPG_CAP_ALL;
@@ -2143,7 +1936,7 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 				 "5.14-5.16 charge a task to its effective uid at its last real "
 				 "uid change (set_cred_ucounts()), which /proc does not show: "
 				 "'%s' has real uid %u, effective %u", r->sc->tasks[task].name,
-				 unmap_id(r, pt.uid[0]), unmap_id(r, pt.uid[1]));
+				 npg_real_unmap_id(r, pt.uid[0]), npg_real_unmap_id(r, pt.uid[1]));
 		if (t->ruid_seen && t->last_ruid != pt.uid[0]) {
 			/* set_cred_ucounts(): alloc_ucounts(new->user_ns, new->euid) */
 			t->key = pt.uid[1];
@@ -2153,7 +1946,7 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 		t->last_ruid = pt.uid[0];
 		npg_proc_read_nproc(t->pid, &out->nproc_cur, &out->nproc_max);
 		/* check TASK userns: real_check_reproducible() refuses a namespace not made here */
-		if ((t->ns = task_ns(r, t)) > 0)
+		if ((t->ns = npg_real_task_ns(r, t)) > 0)
 			out->cred.userns = t->ns;
 	}
 	npg_real_view_tracing(r, task, out);
@@ -2193,7 +1986,7 @@ static int count_task(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ino, void *a
 	if (c->chain) {
 		if (ino == 0)
 			return 0;	/* gone since its status was read */
-		ns = ns_of_ino(r, ino);
+		ns = npg_real_ns_of_ino(r, ino);
 		if (ns < 0) {
 			/* no namespace of another is owned by a uid of the window */
 			if (in_window(r, ruid) && !r->ns_unknown[0])
@@ -2294,8 +2087,8 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 	if ((st->check == NPG_CHECK_TRACER || st->check == NPG_CHECK_DUMPABLE) &&
 	    !npg_real_tracing_observable(r, st, b->reason, sizeof(b->reason)))
 		return false;
-	if (st->check == NPG_CHECK_USERNS && task_ns(r, &r->tasks[st->task]) < 0) {
-		snprintf(b->reason, sizeof(b->reason), NS_UNKNOWN);
+	if (st->check == NPG_CHECK_USERNS && npg_real_task_ns(r, &r->tasks[st->task]) < 0) {
+		snprintf(b->reason, sizeof(b->reason), NPG_REAL_NS_UNKNOWN);
 		return false;
 	}
 	if (st->check == NPG_CHECK_NPROC && r->tasks[st->task].hard_capped) {

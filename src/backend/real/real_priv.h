@@ -1,6 +1,6 @@
 /*
  * The real backend's state, shared by its controller files
- * (real_backend.c, tracing.c). Not for the puppets.
+ * (real_backend.c, tracing.c, userns_ops.c). Not for the puppets.
  */
 #ifndef NPG_REAL_PRIV_H
 #define NPG_REAL_PRIV_H
@@ -60,6 +60,9 @@ struct real_userns {
 	struct npg_idmap model_map[2];
 	int nr_written[2];
 	struct npg_idmap_extent written[2][NPG_REAL_IDMAP_LINES];
+	/* a step of the run wrote its user.max_user_namespaces: an ENOSPC below
+	 * it may be the scenario's, not the machine's */
+	bool max_set;
 };
 
 struct id_seg;
@@ -117,6 +120,59 @@ bool npg_real_vfork_waiting(const struct real_priv *r, const struct real_task *t
 void npg_real_reap_children(struct real_priv *r);
 /* The scenario task whose task id is @tid now, or -1 */
 int npg_real_task_of_tid(const struct real_priv *r, pid_t tid);
+
+/* The command a step sends to @t's puppet: its ids moved into the window, paths */
+void npg_real_build_cmd(struct real_priv *r, const struct real_task *t, const struct npg_stmt *st,
+			pid_t target_pid, struct npg_wire_msg *m);
+/*
+ * Send @cmd (with @fd attached when >= 0) to @t and take its answer into
+ * @m: false, with *@res what the step yields, when there is none -- the
+ * socket closed (@dies died) or the exchange broke.
+ */
+bool npg_real_exchange(struct npg_backend *b, struct real_priv *r, struct real_task *t,
+		       const struct npg_wire_msg *cmd, int fd, struct real_task *dies,
+		       struct npg_wire_msg *m, struct npg_result *res);
+/* npg_real_build_cmd() and npg_real_exchange() of @st, nothing attached */
+bool npg_real_ask(struct npg_backend *b, struct real_priv *r, struct real_task *t,
+		  const struct npg_stmt *st, pid_t target, struct real_task *dies,
+		  struct npg_wire_msg *m, struct npg_result *res);
+/* A step not run: b->reason is @why */
+struct npg_result npg_real_unreproducible(struct npg_backend *b, const char *why);
+/* The exchange with a puppet failed (errno says how): unreproducible */
+struct npg_result npg_real_broken(struct npg_backend *b, const char *what);
+/* A process died under a step: its signal, or dead */
+struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t);
+/* @t cannot be driven faithfully any more: its steps are not run */
+void npg_real_taint(struct real_task *t, const char *why);
+/* Users whose count a tainted task could change, to a fixed point */
+void npg_real_mark_touched(struct real_priv *r);
+/* fork, vfork, thread, clone: the new task as a puppet, its socket passed along */
+struct npg_result npg_real_step_new_task(struct npg_backend *b, struct real_priv *r,
+					 struct real_task *t, const struct npg_stmt *st);
+/* A scenario id as a kernel id of the window (0 and -1 stay), and back */
+uint32_t npg_real_map_id(const struct real_priv *r, npg_id id);
+npg_id npg_real_unmap_id(const struct real_priv *r, uint32_t real);
+/* Are scenario ids @lo..@hi consecutive in the window, so one map line can cover them? */
+bool npg_real_window_holds(const struct real_priv *r, uint64_t lo, uint64_t hi);
+
+/* --- userns_ops.c: user namespaces on the controller's side --- */
+
+#define NPG_REAL_NS_UNKNOWN "the task is in a user namespace this run did not make"
+
+/* The namespace (0, 1 + index) whose inode is @ino, or -1: not one of the run's */
+int npg_real_ns_of_ino(const struct real_priv *r, uint64_t ino);
+/* The namespace @t is in, from /proc (its last known one once gone); -1: one not made here */
+int npg_real_task_ns(const struct real_priv *r, const struct real_task *t);
+/* unshare user NS, clone CHILD user NS, setns user NS */
+struct npg_result npg_real_step_unshare(struct npg_backend *b, struct real_priv *r,
+					struct real_task *t, const struct npg_stmt *st);
+struct npg_result npg_real_step_clone_user(struct npg_backend *b, struct real_priv *r,
+					   struct real_task *t, const struct npg_stmt *st);
+struct npg_result npg_real_step_setns_user(struct npg_backend *b, struct real_priv *r,
+					   struct real_task *t, const struct npg_stmt *st);
+/* write TASK uid_map|gid_map|setgroups, sysctl user.max_user_namespaces: by the puppet */
+struct npg_result npg_real_step_write_proc(struct npg_backend *b, struct real_priv *r,
+					   struct real_task *t, const struct npg_stmt *st);
 
 /* --- tracing.c: ptrace and dumpability on the controller's side --- */
 

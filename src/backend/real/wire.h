@@ -29,7 +29,9 @@ struct npg_wire_msg {
 	/* ptrace seize: the target's thread-group id and its real parent's,
 	 * so that the tracer knows which exits are its own to reap */
 	int32_t target_tgid, target_ppid;
-	char path[256];		/* execve of a declared file: where it is here ("": plain) */
+	char path[256];		/* execve of a declared file: where it is here ("": plain);
+				 * write, sysctl: the file the puppet opens */
+	char text[256];		/* write, sysctl: what it writes there, in one write(2) */
 	/* result */
 	int32_t result;		/* enum npg_result_kind */
 	int64_t value;		/* errno, returned id, pid */

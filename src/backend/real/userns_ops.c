@@ -1,0 +1,573 @@
+/*
+ * User namespaces on the controller's side: unshare(CLONE_NEWUSER),
+ * clone(CLONE_NEWUSER) and setns() by a puppet, the maps the harness
+ * writes after them, the /proc/PID/uid_map, gid_map and setgroups files
+ * and user.max_user_namespaces written by a puppet itself, and each
+ * namespace the run made held open and recorded (kernel/user_namespace.c,
+ * kernel/fork.c, kernel/ucount.c, fs/proc/base.c; 6.1).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/real/idmap.h"
+#include "backend/real/procfs.h"
+#include "backend/real/real_priv.h"
+
+int npg_real_ns_of_ino(const struct real_priv *r, uint64_t ino)
+{
+	for (int i = 0; i <= r->sc->nuserns; i++)
+		if (r->userns[i].created && r->userns[i].ino == ino)
+			return i;
+	return -1;
+}
+
+int npg_real_task_ns(const struct real_priv *r, const struct real_task *t)
+{
+	uint64_t ino;
+
+	if (!r->uns.supported || !r->ns_made || !t->created)
+		return 0;
+	if (t->gone || npg_proc_task_userns(t->pid, t->tid, &ino) < 0)
+		return t->ns;
+	return npg_real_ns_of_ino(r, ino);
+}
+
+/*
+ * A task that can no longer be driven faithfully from this step on: its
+ * steps, and whatever they touch, are not compared (mark_touched()).
+ */
+static struct npg_result taint_now(struct npg_backend *b, struct real_priv *r,
+				   struct real_task *t, const char *why)
+{
+	npg_real_taint(t, why);
+	npg_real_mark_touched(r);
+	return npg_real_unreproducible(b, t->why);
+}
+
+/* Nothing is compared from this step on, for @why */
+static struct npg_result diverge(struct npg_backend *b, struct real_priv *r,
+				 const struct npg_stmt *st, const char *why)
+{
+	if (!r->diverged[0])
+		snprintf(r->diverged, sizeof(r->diverged), "%.180s (line %d); the run is not "
+			 "compared after it", why, st->line);
+	return npg_real_unreproducible(b, r->diverged);
+}
+
+/*
+ * A namespace operation the kernel here cannot run as the model's would
+ * (unshare, clone, setns, a map the window cannot hold): the task stays
+ * where it was, while in the model it may be in its namespace with every
+ * capability there, or the namespace has maps it has not here. The taint
+ * of its own steps is not enough: one of them may end other tasks (an
+ * execve() from a thread, a vfork() child's exit that the parent waits
+ * for: found on 3.0.8 with conform --random), so nothing after it is
+ * compared.
+ */
+static struct npg_result not_run(struct npg_backend *b, struct real_priv *r, struct real_task *t,
+				 const struct npg_stmt *st, const char *why)
+{
+	taint_now(b, r, t, why);
+	return diverge(b, r, st, why);
+}
+
+/* --- map lines: scenario ids to the kernel's --- */
+
+/*
+ * A first-level namespace: its lower ids are kernel ids, moved into the
+ * window like every kernel id of the scenario. Uid 0 stays 0, so a line
+ * from 0 is written as two; a line the kernel refuses on its own
+ * (npg_idmap_line_invalid()) goes as it is, to be refused for the same reason.
+ */
+static bool first_level_lines(const struct real_priv *r, const struct npg_idmap *m,
+			      struct npg_idmap_extent *out, int *n, char *why, size_t len)
+{
+	bool invalid = false;
+
+	*n = 0;
+	for (int i = 0; i < m->nr; i++) {
+		struct npg_idmap_extent e = m->extent[i];
+		uint64_t lo = e.lower_first ? e.lower_first : 1;
+		uint64_t hi = (uint64_t)e.lower_first + e.count - 1;
+
+		if (npg_idmap_line_invalid(&e)) {
+			out[(*n)++] = e;
+			invalid = true;
+			continue;
+		}
+		if (e.lower_first == 0) {
+			out[(*n)++] = (struct npg_idmap_extent){ e.first, 0, 1 };
+			if (e.count == 1)
+				continue;
+			e = (struct npg_idmap_extent){ e.first + 1, 1, e.count - 1 };
+		}
+		if (!npg_real_window_holds(r, lo, hi)) {
+			snprintf(why, len, "the map line '%u %u %u' covers more kernel ids than the "
+				 "run's uid window (%d uids) holds", m->extent[i].first,
+				 m->extent[i].lower_first, m->extent[i].count, NPG_UID_WINDOW);
+			return false;
+		}
+		out[(*n)++] = (struct npg_idmap_extent){ e.first, npg_real_map_id(r, e.lower_first),
+							 e.count };
+	}
+	if (!invalid && *n > r->uns.max_lines) {
+		snprintf(why, len, "written with uid 0 apart, the map has %d lines; this kernel "
+			 "takes %d (UID_GID_MAP_MAX_EXTENTS)", *n, r->uns.max_lines);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A nested namespace: its lower ids are ids of the parent namespace,
+ * written as they are. The parent's map as written may be cut where the
+ * model's is not (uid 0 apart): then map_id_range_down() in map_write()
+ * could refuse a range the model's map holds (EPERM), or the reverse.
+ */
+static bool nested_lines(const struct real_priv *r, int parent, bool gid,
+			 const struct npg_idmap *m, struct npg_idmap_extent *out, int *n,
+			 char *why, size_t len)
+{
+	const struct real_userns *p = &r->userns[parent];
+	bool model_ok = true, kernel_ok = true;
+
+	*n = m->nr;
+	memcpy(out, m->extent, sizeof(*out) * (size_t)m->nr);
+	for (int i = 0; i < m->nr; i++)
+		if (npg_idmap_line_invalid(&m->extent[i]))
+			return true;	/* EINVAL before any range is looked up */
+	for (int i = 0; i < m->nr; i++) {
+		model_ok &= npg_idmap_range_mapped(p->model_map[gid].extent, p->model_map[gid].nr,
+						   &m->extent[i]);
+		kernel_ok &= npg_idmap_range_mapped(p->written[gid], p->nr_written[gid], &m->extent[i]);
+	}
+	if (model_ok != kernel_ok) {
+		snprintf(why, len, "the parent namespace's %s was written with uid 0 apart, and "
+			 "this map's ranges cross where it was cut", gid ? "gid_map" : "uid_map");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The lines of a map of a namespace whose parent is @parent, as the kernel
+ * is to be given them: map_write() reads the upper (inside) ids as they
+ * are, and the lower ones in the parent's terms ("map_id_range_down(
+ * parent_map, ...)"), whoever writes. Rendered into @text. False, with
+ * @why, when that cannot be done faithfully.
+ */
+static bool map_lines(const struct real_priv *r, int parent, bool gid, const struct npg_idmap *m,
+		      struct npg_idmap_extent *out, int *n, char *text, size_t text_len,
+		      char *why, size_t len)
+{
+	size_t at = 0;
+
+	if (!(parent == 0 ? first_level_lines(r, m, out, n, why, len) :
+			    nested_lines(r, parent, gid, m, out, n, why, len)))
+		return false;
+	text[0] = '\0';
+	for (int i = 0; i < *n && at < text_len; i++)
+		at += (size_t)snprintf(text + at, text_len - at, "%u %u %u\n", out[i].first,
+				       out[i].lower_first, out[i].count);
+	return true;
+}
+
+/* What stands of namespace @ns's map after a write of @m as @lines */
+static void record_map(struct real_userns *u, bool gid, const struct npg_idmap *m,
+		       const struct npg_idmap_extent *lines, int n)
+{
+	u->model_map[gid] = *m;
+	u->nr_written[gid] = n;
+	memcpy(u->written[gid], lines, sizeof(*lines) * (size_t)n);
+}
+
+/*
+ * The harness's half of unshare and clone: uid_map, then gid_map of
+ * namespace @ns, whose task @t is, written by a writer with every
+ * capability over the parent namespace @parent, in that namespace
+ * (npg_idmap_write()). The step's result is the first failing write's
+ * errno, as in npg_sys_unshare_user(). Maps that cannot be written
+ * faithfully taint @t and what it touches (mark_touched() follows the
+ * ids of the maps): the task is where the model has it.
+ */
+static struct npg_result write_maps(struct npg_backend *b, struct real_priv *r,
+				    struct real_task *t, const struct npg_stmt *st, int ns, int parent)
+{
+	const struct npg_op *op = &st->op;
+	struct real_userns *u = &r->userns[ns];
+	struct npg_idmap_extent lines[2][NPG_REAL_IDMAP_LINES];
+	char text[2][NPG_REAL_IDMAP_TEXT], why[200];
+	int n[2] = { 0, 0 }, err, failed;
+
+	for (int m = 0; m < 2; m++) {
+		const struct npg_idmap *map = m ? &op->gid_map : &op->uid_map;
+
+		text[m][0] = '\0';
+		if (map->nr == 0)
+			continue;
+		if (!map_lines(r, parent, m, map, lines[m], &n[m], text[m], sizeof(text[m]), why,
+			       sizeof(why)))
+			return taint_now(b, r, t, why);
+	}
+	if (npg_idmap_write(t->pid, t->tid, parent ? r->userns[parent].nsfd : -1, text[0], text[1],
+			    ANSWER_TIMEOUT_MS, &err, &failed, why, sizeof(why)) < 0)
+		return taint_now(b, r, t, why);
+	/* what stands: the maps before the first that failed (none after it was tried) */
+	for (int m = 0; m < 2 && (failed < 0 || m < failed); m++)
+		if (text[m][0])
+			record_map(u, m, m ? &op->gid_map : &op->uid_map, lines[m], n[m]);
+	if (err)
+		return (struct npg_result){ .kind = NPG_R_ERRNO, .value = err };
+	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
+/* --- creating a namespace: unshare() and clone() --- */
+
+/* Is some other task in @t's thread group (a zombie leader included)? */
+static bool has_other_threads(const struct real_task *t)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	if (t->tid != t->pid)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+	if (!(d = opendir(path)))
+		return false;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n > 1;
+}
+
+/* kuid_has_mapping(current_user_ns(), @kid) of @t, from its map as the initial namespace reads it */
+static bool has_mapping(const struct real_task *t, bool gid, uint32_t kid)
+{
+	uint32_t lines[NPG_REAL_IDMAP_LINES * 64][3];
+	int n = npg_proc_read_idmap(t->pid, t->tid, gid, lines, (int)(sizeof(lines) / sizeof(lines[0])));
+
+	if (n < 0)
+		return true;	/* cannot tell: taken as mapped, so the refusal is not trusted */
+	for (int i = 0; i < n; i++)
+		if (kid >= lines[i][1] && (uint64_t)kid < (uint64_t)lines[i][1] + lines[i][2])
+			return true;
+	return false;
+}
+
+/*
+ * An ENOSPC of create_user_ns() the scenario made: "parent_ns->level >
+ * 32", or inc_user_namespaces() at a level whose user.max_user_namespaces
+ * a step of the run wrote (inc_ucount() walks from the parent up:
+ * "for (iter = ucounts; iter; iter = tns->ucounts)"). The initial
+ * namespace's limit is the machine's.
+ */
+static bool enospc_of_scenario(const struct real_priv *r, int parent)
+{
+	if (r->userns[parent].level > 32)
+		return true;
+	for (int ns = parent; ns != 0; ns = r->userns[ns].parent)
+		if (r->userns[ns].max_set)
+			return true;
+	return false;
+}
+
+/*
+ * unshare(CLONE_NEWUSER) or clone(CLONE_NEWUSER) by @t failed. The kernel
+ * rules the model has: check_unshare_flags() refuses a task with other
+ * threads (EINVAL; CLONE_NEWUSER implies CLONE_THREAD, and
+ * thread_group_empty() counts a zombie leader; not clone's),
+ * copy_process() a parent at its RLIMIT_NPROC (EAGAIN; clone's),
+ * create_user_ns() a namespace over a limit (ENOSPC, above) and a creator
+ * whose euid or egid has no mapping in its namespace (EPERM). Anything
+ * else is this machine's doing.
+ */
+static struct npg_result create_failed(struct npg_backend *b, struct real_priv *r,
+				       struct real_task *t, const struct npg_stmt *st, int parent,
+				       const struct npg_proc_task *before, int err)
+{
+	bool clone = st->op.code == NPG_OP_CLONE_USER;
+	char why[200];
+
+	if ((err == EINVAL && !clone && has_other_threads(t)) ||
+	    (err == EAGAIN && clone) ||
+	    (err == ENOSPC && enospc_of_scenario(r, parent)) ||
+	    (err == EPERM && (!has_mapping(t, false, before->uid[1]) ||
+			      !has_mapping(t, true, before->gid[1]))))
+		return (struct npg_result){ .kind = NPG_R_ERRNO, .value = err };
+	npg_idmap_refusal(t->pid, t->tid, clone ? "clone(CLONE_NEWUSER)" : "unshare(CLONE_NEWUSER)",
+			  err, why, sizeof(why));
+	return not_run(b, r, t, st, why);
+}
+
+/*
+ * The new namespace @ns, which task @nt (the creator @t, or its clone
+ * child) is in now: held open and recorded as create_user_ns() made it --
+ * its parent, its owner (the creator's euid: the ids do not change) and
+ * the limit it records for its parent's level, set_userns_rlimit_max(ns,
+ * UCOUNT_RLIMIT_NPROC, enforced_nproc_rlimit()): none for real uid 0 of
+ * the initial namespace from 0ac983f51203 (5.17), else the creator's soft
+ * limit ("rlimit(RLIMIT_NPROC)" of current: the cloning parent's). Then
+ * the harness writes its maps.
+ */
+static struct npg_result ns_made(struct npg_backend *b, struct real_priv *r, struct real_task *nt,
+				 const struct npg_stmt *st, int ns, int parent,
+				 const struct npg_proc_task *before, uint64_t soft)
+{
+	struct real_userns *u = &r->userns[ns];
+	char path[64];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/user", (int)nt->pid, (int)nt->tid);
+	u->nsfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (u->nsfd < 0 || fstat(u->nsfd, &sb) < 0)
+		return npg_real_broken(b, "opening the new user namespace");
+	u->ino = (uint64_t)sb.st_ino;
+	u->created = true;
+	u->parent = parent;
+	u->level = r->userns[parent].level + 1;
+	u->owner = before->uid[1];
+	u->nproc_max = soft;
+	if (r->policy->userns_root_unlimited && before->uid[0] == 0 && parent == 0)
+		u->nproc_max = NPG_RLIM_INFINITY;
+	r->ns_made++;
+	nt->ns = ns;
+	/* 5.14-5.16 set_cred_ucounts(): alloc_ucounts(new->user_ns, new->euid) */
+	if (r->ucounts_by_euid) {
+		nt->key = before->uid[1];
+		nt->key_known = true;
+		if (before->uid[0] != before->uid[1] && !r->charged_unknown[0])
+			snprintf(r->charged_unknown, sizeof(r->charged_unknown),
+				 "5.14-5.16 charge a task that enters a new user namespace to its "
+				 "effective uid (set_cred_ucounts()), which /proc does not show: "
+				 "'%s' has real uid %u, effective %u",
+				 r->sc->tasks[nt - r->tasks].name, npg_real_unmap_id(r, before->uid[0]),
+				 npg_real_unmap_id(r, before->uid[1]));
+	}
+	return write_maps(b, r, nt, st, ns, parent);
+}
+
+/* The creator's ids and soft limit before the call, for create_failed() and ns_made() */
+static int read_creator(const struct real_task *t, struct npg_proc_task *before, uint64_t *soft)
+{
+	uint64_t hard;
+
+	if (npg_proc_read_task(t->pid, t->tid, before) < 0 ||
+	    npg_proc_read_nproc(t->pid, soft, &hard) < 0)
+		return -1;
+	return 0;
+}
+
+struct npg_result npg_real_step_unshare(struct npg_backend *b, struct real_priv *r,
+					struct real_task *t, const struct npg_stmt *st)
+{
+	struct npg_proc_task before;
+	uint64_t soft;
+	struct npg_wire_msg m;
+	struct npg_result res;
+	int parent = t->ns;
+
+	if (!r->uns.supported)
+		return not_run(b, r, t, st, r->uns.unsupported);
+	if (read_creator(t, &before, &soft) < 0)
+		return npg_real_broken(b, "reading the task before unshare()");
+	if (!npg_real_ask(b, r, t, st, 0, t, &m, &res))
+		return res;
+	if (m.result == NPG_R_ERRNO)
+		return create_failed(b, r, t, st, parent, &before, (int)m.value);
+	if (m.result != NPG_R_OK)
+		return (struct npg_result){ .kind = m.result, .value = m.value };
+	return ns_made(b, r, t, st, st->op.target, parent, &before, soft);
+}
+
+/*
+ * clone(CLONE_NEWUSER | SIGCHLD) by @t (puppet.c): a child made as fork's
+ * is, in the namespace copy_creds() makes for it; the writer of its maps
+ * is in @t's namespace, the new one's parent.
+ */
+struct npg_result npg_real_step_clone_user(struct npg_backend *b, struct real_priv *r,
+					   struct real_task *t, const struct npg_stmt *st)
+{
+	struct real_task *c = &r->tasks[st->op.target];
+	struct npg_proc_task before;
+	struct npg_result res;
+	uint64_t soft;
+	int parent = t->ns;
+
+	if (!r->uns.supported)
+		return not_run(b, r, t, st, r->uns.unsupported);
+	if (read_creator(t, &before, &soft) < 0)
+		return npg_real_broken(b, "reading the task before clone()");
+	res = npg_real_step_new_task(b, r, t, st);
+	/* no clone3() and no raw clone() this build knows for this machine */
+	if (res.kind == NPG_R_ERRNO && res.value == ENOSYS)
+		return not_run(b, r, t, st, "this machine has no clone3() and this build does not "
+			       "know its clone() argument order");
+	if (res.kind == NPG_R_ERRNO)
+		return create_failed(b, r, t, st, parent, &before, (int)res.value);
+	if (res.kind != NPG_R_OK)
+		return res;
+	return ns_made(b, r, c, st, st->op.value, parent, &before, soft);
+}
+
+/*
+ * setns(fd, CLONE_NEWUSER) with a descriptor of the namespace the
+ * controller holds, passed to the puppet (SCM_RIGHTS). A namespace the
+ * run never made (its creating step failed here as in the model, or comes
+ * later) has no descriptor: the puppet passes -1, and the kernel says
+ * EBADF (fdget() in setns()), as the model does. One whose creating step
+ * could not be run here may exist in the model: nothing can be compared.
+ */
+struct npg_result npg_real_step_setns_user(struct npg_backend *b, struct real_priv *r,
+					   struct real_task *t, const struct npg_stmt *st)
+{
+	const struct real_userns *u = &r->userns[st->op.target];
+	struct npg_wire_msg cmd, m;
+	struct npg_proc_task before;
+	struct npg_result res;
+	char why[200];
+
+	if (!u->created && u->unknown) {
+		snprintf(why, sizeof(why), "the step that makes namespace '%s' could not be run here",
+			 r->sc->userns[st->op.target - 1].name);
+		return not_run(b, r, t, st, why);
+	}
+	if (npg_proc_read_task(t->pid, t->tid, &before) < 0)
+		return npg_real_broken(b, "reading the task before setns()");
+	npg_real_build_cmd(r, t, st, 0, &cmd);
+	if (!npg_real_exchange(b, r, t, &cmd, u->created ? u->nsfd : -1, t, &m, &res))
+		return res;
+	if (m.result != NPG_R_OK)
+		return (struct npg_result){ .kind = m.result, .value = m.value };
+	/* userns_install(): set_cred_user_ns(), then set_cred_ucounts() (5.14-5.16: the euid) */
+	t->ns = st->op.target;
+	if (r->ucounts_by_euid) {
+		t->key = before.uid[1];
+		t->key_known = true;
+		if (before.uid[0] != before.uid[1] && !r->charged_unknown[0])
+			snprintf(r->charged_unknown, sizeof(r->charged_unknown),
+				 "5.14-5.16 charge a task that enters a user namespace to its "
+				 "effective uid (set_cred_ucounts()), which /proc does not show: "
+				 "'%s' has real uid %u, effective %u", r->sc->tasks[t - r->tasks].name,
+				 npg_real_unmap_id(r, before.uid[0]), npg_real_unmap_id(r, before.uid[1]));
+	}
+	return (struct npg_result){ .kind = NPG_R_OK };
+}
+
+/* --- files a puppet writes itself --- */
+
+/* A /proc directory no task can have: pid_max is at most 4194304 (PID_MAX_LIMIT) */
+#define NO_SUCH_TASK INT_MAX
+
+/*
+ * write TASK uid_map|gid_map|setgroups: the puppet opens the file of
+ * TASK -- of its namespace -- and writes. Opener and writer are the same
+ * task, as the kernel's checks want: proc_uid_map_write() asks the
+ * opener's namespace (seq_user_ns()), map_write() and
+ * new_idmap_permitted() the opener's capabilities (file->f_cred),
+ * proc_setgroups_open() the opener's CAP_SYS_ADMIN (EACCES). The
+ * lines' lower ids are given in the terms of the target namespace's
+ * parent, as the harness's are (map_lines()).
+ */
+static struct npg_result step_write_file(struct npg_backend *b, struct real_priv *r,
+					 struct real_task *t, const struct npg_stmt *st,
+					 struct npg_wire_msg *cmd)
+{
+	const struct npg_op *op = &st->op;
+	struct real_task *tt = &r->tasks[op->target];
+	bool alive = tt->created && !tt->gone;
+	bool gid = op->value == 1;
+	const struct npg_idmap *map = gid ? &op->gid_map : &op->uid_map;
+	struct npg_idmap_extent lines[NPG_REAL_IDMAP_LINES];
+	struct npg_wire_msg m;
+	struct npg_result res;
+	char why[200];
+	int ns = 0, n = 0;
+
+	/* a task reaped or never made: ENOENT, as in proc_target() */
+	snprintf(cmd->path, sizeof(cmd->path), "/proc/%d/task/%d/%s",
+		 alive ? (int)tt->pid : NO_SUCH_TASK, alive ? (int)tt->tid : NO_SUCH_TASK,
+		 op->code == NPG_OP_WRITE_SETGROUPS ? "setgroups" : gid ? "gid_map" : "uid_map");
+	if (alive && (ns = npg_real_task_ns(r, tt)) < 0)
+		return diverge(b, r, st, "the target is in a user namespace this run did not make");
+	if (op->code == NPG_OP_WRITE_SETGROUPS) {
+		/* proc_setgroups_write(): "allow" or "deny", then blanks */
+		snprintf(cmd->text, sizeof(cmd->text), "%s\n", op->value ? "allow" : "deny");
+	} else if (ns > 0) {
+		if (!map_lines(r, r->userns[ns].parent, gid, map, lines, &n, cmd->text,
+			       sizeof(cmd->text), why, sizeof(why)))
+			return not_run(b, r, t, st, why);
+	} else {
+		/*
+		 * The initial namespace's map, or no task: the kernel refuses
+		 * before it reads a line ("if (!ns->parent) return -EPERM" in
+		 * proc_uid_map_write(); the open's ENOENT), so the lines go as
+		 * they are
+		 */
+		size_t at = 0;
+
+		cmd->text[0] = '\0';
+		for (int i = 0; i < map->nr && at < sizeof(cmd->text); i++)
+			at += (size_t)snprintf(cmd->text + at, sizeof(cmd->text) - at, "%u %u %u\n",
+					       map->extent[i].first, map->extent[i].lower_first,
+					       map->extent[i].count);
+	}
+	if (!npg_real_exchange(b, r, t, cmd, -1, t, &m, &res))
+		return res;
+	if (m.result == NPG_R_OK && op->code == NPG_OP_WRITE_IDMAP && ns > 0)
+		record_map(&r->userns[ns], gid, map, lines, n);
+	return (struct npg_result){ .kind = m.result, .value = m.value };
+}
+
+/*
+ * sysctl user.max_user_namespaces N: the puppet opens
+ * /proc/sys/user/max_user_namespaces, which is its own namespace's
+ * (set_lookup(): "&current_user_ns()->set"), and writes N. A task of the
+ * initial namespace would write this machine's: run only when the kernel
+ * is sure to refuse it (set_permissions(): mode 0444 without
+ * CAP_SYS_RESOURCE over the namespace, so the open is EACCES), never
+ * when the task holds CAP_SYS_RESOURCE there.
+ */
+static struct npg_result step_max_userns(struct npg_backend *b, struct real_priv *r,
+					 struct real_task *t, const struct npg_stmt *st,
+					 struct npg_wire_msg *cmd)
+{
+	struct npg_proc_task pt;
+	struct npg_wire_msg m;
+	struct npg_result res;
+
+	if (t->ns == 0) {
+		if (npg_proc_read_task(t->pid, t->tid, &pt) < 0)
+			return npg_real_broken(b, "reading the task before its sysctl");
+		if (npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE))
+			return diverge(b, r, st, "the task holds CAP_SYS_RESOURCE in the initial "
+				       "namespace: the step would change this machine's "
+				       "user.max_user_namespaces");
+	}
+	snprintf(cmd->path, sizeof(cmd->path), "/proc/sys/user/max_user_namespaces");
+	snprintf(cmd->text, sizeof(cmd->text), "%llu\n", (unsigned long long)st->op.lim_cur);
+	if (!npg_real_exchange(b, r, t, cmd, -1, t, &m, &res))
+		return res;
+	if (m.result == NPG_R_OK && t->ns > 0)
+		r->userns[t->ns].max_set = true;
+	return (struct npg_result){ .kind = m.result, .value = m.value };
+}
+
+struct npg_result npg_real_step_write_proc(struct npg_backend *b, struct real_priv *r,
+					   struct real_task *t, const struct npg_stmt *st)
+{
+	struct npg_wire_msg cmd;
+
+	npg_real_build_cmd(r, t, st, 0, &cmd);
+	if (st->op.code == NPG_OP_MAX_USERNS)
+		return step_max_userns(b, r, t, st, &cmd);
+	return step_write_file(b, r, t, st, &cmd);
+}
