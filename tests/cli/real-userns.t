@@ -91,6 +91,164 @@ test_skip "nested namespaces" "this machine refuses user namespaces to unprivile
 test_skip "the limit recorded at unshare" "this machine refuses user namespaces to unprivileged tasks"
 fi
 
+# --- clone, setns, writes of the /proc files, the sysctl, v3 file capabilities ---
+
+# holds FILE: conform with 0 differences and nothing unreproducible, then
+# run --real with every expectation held; nothing left in the window
+holds() {
+	expect_exit 0 "$NPG" conform -u $BASE "$1" &&
+	grep -q "^conform: 1 scenarios, [0-9]* statements, 0 differences, 0 unreproducible here" \
+		"$TMP/stdout" || { cat "$TMP/stdout"; return 1; }
+	expect_exit 0 "$NPG" run --real -u $BASE "$1" &&
+	grep -q "^[0-9]* expectations: [0-9]* held, 0 failed$" "$TMP/stdout" ||
+		{ cat "$TMP/stdout"; return 1; }
+	no_leftovers
+}
+
+cat >"$TMP/self-maps.npg" <<'EOF'
+user alice 1000
+task sh uid alice
+sh: unshare user ctr                  => ok
+sh: write sh uid_map 0 alice 1        => ok
+sh: write sh uid_map 0 alice 1        => EPERM    # once only
+sh: write sh gid_map 0 alice 1        => EPERM    # setgroups still allowed
+sh: write sh setgroups deny           => ok
+sh: write sh gid_map 0 alice 1        => ok
+sh: write sh setgroups allow          => EPERM
+sh: setgroups none                    => EPERM
+check sh cap sys_admin                => yes
+sh: setuid 0                          => ok
+check sh uids                         => alice alice alice
+EOF
+
+cat >"$TMP/clone-maps.npg" <<'EOF'
+user alice 1000
+user bob 1001
+task rt uid alice
+task b uid bob
+rt: thread t                          => ok
+rt: unshare user no                   => EINVAL   # threads: unshare may not
+rt: clone init user ctr               => ok       # clone may
+check init userns                     => ctr
+check init cap sys_admin              => yes
+b: write init uid_map 0 bob 1         => EACCES   # init's files are alice's
+rt: write init uid_map 0 alice 1      => ok       # the owner, from the parent namespace
+rt: write init setgroups deny         => ok
+rt: write init gid_map 0 alice 1      => ok
+init: setuid 0                        => ok
+check init uids                       => alice alice alice
+t: clone c2 user ctr2 uidmap 0 alice 1 gidmap 0 alice 1  => ok   # from a thread
+check c2 userns                       => ctr2
+c2: thread x                          => ok       # glibc works in the child
+x: exit 0                             => ok
+c2: setuid 0                          => ok
+check c2 uids                         => alice alice alice
+EOF
+
+cat >"$TMP/setns.npg" <<'EOF'
+user alice 1000
+user bob 1001
+task sh uid alice
+task o uid alice
+task b uid bob
+sh: unshare user ctr uidmap 0 alice 1 gidmap 0 alice 1  => ok
+o: setns user ctr                     => ok       # alice owns ctr: CAP_SYS_ADMIN over it
+check o userns                        => ctr
+check o cap sys_admin                 => yes
+o: setns user ctr                     => EINVAL   # its own namespace
+sh: setns user ctr                    => EINVAL
+b: setns user ctr                     => EPERM    # bob has no capability over it
+o: setuid 0                           => ok
+check o uids                          => alice alice alice
+b: thread bt                          => ok
+b: unshare user never                 => EINVAL
+sh: setns user never                  => EBADF    # never made
+EOF
+
+cat >"$TMP/max-userns.npg" <<'EOF'
+user alice 1000
+task sh uid alice
+sh: unshare user outer uidmap 0 alice 1 gidmap 0 alice 1  => ok
+sh: sysctl user.max_user_namespaces 1 => ok       # outer's own: root of outer may
+sh: fork a                            => ok
+sh: fork b                            => ok
+a: unshare user one                   => ok
+b: unshare user two                   => ENOSPC   # (outer, alice) at 1 of 1
+b: clone c user three                 => ENOSPC
+sh: sysctl user.max_user_namespaces 2 => ok
+b: unshare user four                  => ok
+sh: sysctl user.max_user_namespaces 2147483648  => EINVAL
+EOF
+
+cat >"$TMP/fcaps-v3.npg" <<'EOF'
+user alice 1000
+user bob 1001
+file /home/alice/ctr/ping caps net_raw effective rootid alice
+file /home/bob/ctr/ping caps net_raw effective rootid bob
+task sh uid alice
+task b uid bob
+b: execve /home/alice/ctr/ping        => ok
+check b cap net_raw                   => no       # alice is no namespace's root here
+sh: unshare user ctr uidmap 0 alice 1, 1 bob 1 gidmap 0 alice 1, 1 bob 1  => ok
+sh: fork d                            => ok
+d: setuid 1                           => ok
+check d uids                          => bob bob bob
+d: execve /home/alice/ctr/ping        => ok
+check d cap net_raw                   => yes      # its rootid is ctr's root
+d: execve /home/bob/ctr/ping          => ok
+check d cap net_raw                   => no       # bob is 1 in ctr, not 0
+EOF
+
+if userns_open; then
+test_expect "unshare -r step by step by the task itself: its own uid, once; gid_map only after setgroups deny" '
+	holds "$TMP/self-maps.npg"
+'
+
+test_expect "clone user from a threaded process, its maps written by the parent; clone from a thread" '
+	holds "$TMP/clone-maps.npg"
+'
+
+test_expect "setns user: the owner may, another user EPERM, its own namespace EINVAL, one never made EBADF" '
+	holds "$TMP/setns.npg"
+'
+
+test_expect "user.max_user_namespaces written inside a namespace, then ENOSPC below it" '
+	holds "$TMP/max-userns.npg"
+'
+
+test_expect "a v3 file capability applies where its rootid is root, not outside, not for another rootid" '
+	holds "$TMP/fcaps-v3.npg"
+'
+
+test_expect "a map line a task writes wider than the uid window: unreproducible, nothing compared after" '
+	printf "%s\n" "user root 0" "user alice 1000" "task d uid root" "task a uid alice" "d: fork c" \
+		"c: unshare user n" "c: write c uid_map 0 100000 65536" "a: fork x" >"$TMP/wide-w.npg" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$TMP/wide-w.npg" &&
+	grep -q "wide-w.npg:7: .*unreproducible here: the map line .0 100000 65536. covers more kernel ids than the run.s uid window" "$TMP/stdout" &&
+	grep -q "wide-w.npg:8: .*unreproducible here: .*the run is not compared after it" "$TMP/stdout" &&
+	grep -q "^conform: 1 scenarios, 4 statements, 0 differences, 2 unreproducible" "$TMP/stdout" && no_leftovers
+'
+else
+for t in "writes of a task's own maps" "clone user" "setns user" "user.max_user_namespaces inside" \
+	 "v3 file capabilities" "a written map wider than the window"; do
+	test_skip "$t" "this machine refuses user namespaces to unprivileged tasks"
+done
+fi
+
+# The machine's own limit is never changed by a run. Here root lacks
+# CAP_SYS_RESOURCE in its bounding set and the kernel refuses (EACCES); on
+# a machine whose root holds it the step is not run.
+test_expect "sysctl user.max_user_namespaces from the initial namespace never changes the machine's" '
+	before=$(cat /proc/sys/user/max_user_namespaces) &&
+	printf "%s\n" "user root 0" "task r uid root" "r: sysctl user.max_user_namespaces 7" \
+		"r: fork c" >"$TMP/host-max.npg" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$TMP/host-max.npg" &&
+	{ grep -q "^conform: 1 scenarios, 2 statements, 0 differences, 0 unreproducible" "$TMP/stdout" ||
+	  grep -q "host-max.npg:3: .*unreproducible here: .*would change this machine.s user.max_user_namespaces" "$TMP/stdout"; } &&
+	"$NPG" run --real -u $BASE "$TMP/host-max.npg" >/dev/null &&
+	test "$(cat /proc/sys/user/max_user_namespaces)" = "$before" && no_leftovers
+'
+
 # --- what cannot be done faithfully here is said, never compared ---
 
 test_expect "a map wider than the uid window is unreproducible, and what it touches" '
