@@ -62,7 +62,15 @@ struct npg_policy {
 	 * parent's flags) and before the child is charged to any count.
 	 * Returns 0 or -EAGAIN; may clear the parent's flag on success.
 	 */
-	int (*copy_process)(struct npg_world *w, struct npg_task *parent);
+	int (*copy_process)(struct npg_world *w, struct npg_task *parent,
+			    const struct npg_cred *charged);
+	/*
+	 * @charged above is task_ucounts(p) when the test runs: the parent's
+	 * credentials, or -- when the test follows copy_creds() (5.17,
+	 * 8f2f9c4d82f2) -- the child's, which differ for clone(CLONE_NEWUSER):
+	 * its new namespace is made (EPERM, ENOSPC) before the test
+	 */
+	bool nproc_test_after_copy_creds;
 
 	/*
 	 * set_user(): the real uid of @cur changes to new->uid.real. Returns 0,
@@ -121,7 +129,8 @@ static inline bool npg_count_over(long n, uint64_t limit)
 }
 
 /* Rules shared by several eras, defined once in policy/common.c. */
-int npg_copy_process_2_6(struct npg_world *w, struct npg_task *parent);
+int npg_copy_process_2_6(struct npg_world *w, struct npg_task *parent,
+			 const struct npg_cred *charged);
 bool npg_over_limit_at_set_user(const struct npg_world *w, const struct npg_task *cur,
 				const struct npg_cred *new);
 

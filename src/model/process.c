@@ -33,11 +33,21 @@ struct npg_result npg_copy_process(struct npg_world *w, int t, int child, bool t
 
 	*c = *parent;
 	c->state = NPG_TASK_ABSENT;
-	err = w->policy->copy_process(w, parent);
-	if (err)
-		return result(NPG_R_ERRNO, -err);
-	if (newuser_ns && (err = npg_copy_creds_newuser(w, t, newuser_ns, &c->cred)) < 0)
-		return result(NPG_R_ERRNO, -err);
+	if (newuser_ns && w->policy->nproc_test_after_copy_creds) {
+		/* 5.17+: copy_creds() makes the namespace, then the test reads
+		 * the child's ucounts; a failed fork frees the namespace */
+		if ((err = npg_copy_creds_newuser(w, t, newuser_ns, &c->cred)) < 0)
+			return result(NPG_R_ERRNO, -err);
+		if ((err = w->policy->copy_process(w, parent, &c->cred)) < 0) {
+			w->userns[newuser_ns].exists = false;
+			return result(NPG_R_ERRNO, -err);
+		}
+	} else {
+		if ((err = w->policy->copy_process(w, parent, &parent->cred)) < 0)
+			return result(NPG_R_ERRNO, -err);
+		if (newuser_ns && (err = npg_copy_creds_newuser(w, t, newuser_ns, &c->cred)) < 0)
+			return result(NPG_R_ERRNO, -err);
+	}
 	c->state = NPG_TASK_RUNNING;
 	c->exit_code = c->exit_signal = 0;
 	c->vforked_by = 0;

@@ -308,10 +308,12 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 }
 
 /*
- * clone(CLONE_NEWUSER) (kernel/fork.c copy_process() -> copy_creds()): the
- * RLIMIT_NPROC test is the parent's, before copy_creds() creates the
- * namespace for the child's credentials; the child is then charged to its
- * new ucounts. A process with threads may: the child is alone.
+ * clone(CLONE_NEWUSER) (kernel/fork.c copy_process() -> copy_creds()):
+ * copy_creds() creates the namespace for the child's credentials and
+ * charges the child to its new ucounts; the RLIMIT_NPROC test comes
+ * before it up to 5.16 (the parent's count) and after it since 5.17 (the
+ * child's chain): npg_copy_process(). A process with threads may: the
+ * child is alone.
  */
 struct npg_result npg_sys_clone_user(struct npg_world *w, int t, int child, int ns,
 				     const struct npg_idmap *uid_map,

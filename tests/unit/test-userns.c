@@ -318,6 +318,46 @@ static void test_clone_setns_max(void)
 	tap_is(err(npg_sys_max_user_namespaces(&w, 5, 9)), EACCES, "no CAP_SYS_RESOURCE: EACCES");
 	w.userns_max_sysctl = false;
 	tap_is(err(npg_sys_max_user_namespaces(&w, 2, 9)), ENOENT, "before 4.9: no such file");
+
+	/*
+	 * 5.17+: copy_creds() makes the child's namespace before the test,
+	 * which then reads the child's chain -- (the new namespace, its ruid),
+	 * then (the parent namespace, the creator's euid); 5.14 and before
+	 * test the parent's own count first (found by conform --random, 6.18)
+	 */
+	fresh("linux-6", 4);
+	npg_count_add(&w, W, 2);
+	spawn(0, W, 3, 3);	/* W at 3 of 3 */
+	w.tasks[0].cred.uid.eff = w.tasks[0].cred.uid.saved = w.tasks[0].cred.uid.fs = V;
+	tap_is(err(npg_sys_clone_user(&w, 0, 1, 1, NULL, NULL)), 0,
+	       "linux-6: W at its limit, the namespace owned by euid V: the child counts for V");
+	tap_is(npg_count_of(&w, V), 1, "V's count outside has the child");
+	tap_is(npg_count_of(&w, W), 3, "W's does not");
+	fresh("linux-6", 4);
+	npg_count_add(&w, W, 2);
+	spawn(0, W, 3, 3);
+	tap_is(err(npg_sys_clone_user(&w, 0, 1, 1, NULL, NULL)), EAGAIN,
+	       "linux-6: owned by W at 3 of 3: (initial, W) would be 4 > 3");
+	tap_ok(!w.userns[1].exists, "the failed clone leaves no namespace");
+	tap_is(w.tasks[1].state, NPG_TASK_ABSENT, "nor a child");
+	fresh("linux-5.14", 4);
+	npg_count_add(&w, W, 2);
+	spawn(0, W, 3, 3);
+	w.tasks[0].cred.uid.eff = w.tasks[0].cred.uid.saved = w.tasks[0].cred.uid.fs = V;
+	w.tasks[0].cred.charged_to = W;
+	tap_is(err(npg_sys_clone_user(&w, 0, 1, 1, NULL, NULL)), 0,
+	       "linux-5.14: the parent's own count, 3 > 3 is not over: ok");
+	fresh("linux-6", 4);
+	spawn(0, W, 1, 1);	/* W at 1 of 1: a fork would fail */
+	tap_is(err(npg_sys_unshare_user(&w, 0, 1, NULL, NULL)), 0, "unshare, no maps");
+	tap_is(err(npg_sys_clone_user(&w, 0, 1, 2, NULL, NULL)), EPERM,
+	       "linux-6: an unmapped euid is EPERM before the limit's EAGAIN");
+	tap_ok(!w.userns[2].exists, "and no namespace is left");
+	fresh("linux-3.1", 4);
+	spawn(0, W, 1, 1);
+	npg_sys_unshare_user(&w, 0, 1, NULL, NULL);
+	tap_is(err(npg_sys_clone_user(&w, 0, 1, 2, NULL, NULL)), EAGAIN,
+	       "linux-3.1: the limit's EAGAIN comes first");
 }
 
 int main(void)

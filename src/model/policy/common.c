@@ -12,8 +12,10 @@
  *			goto bad_fork_free;
  * The child is not yet charged: N >= L fails.
  */
-int npg_copy_process_2_6(struct npg_world *w, struct npg_task *parent)
+int npg_copy_process_2_6(struct npg_world *w, struct npg_task *parent,
+			 const struct npg_cred *charged)
 {
+	(void)charged;	/* the parent's: the test comes before copy_creds() */
 	if (npg_count_at_least(npg_task_count(w, parent), npg_rlimit_nproc(w, parent)) &&
 	    !npg_capable(parent, NPG_CAP_SYS_ADMIN) &&
 	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) &&

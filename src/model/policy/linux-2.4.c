@@ -10,8 +10,10 @@
  *		goto bad_fork_free;
  * The root user is not exempt: the lprng failure of seed 002, bug 1.
  */
-static int copy_process(struct npg_world *w, struct npg_task *parent)
+static int copy_process(struct npg_world *w, struct npg_task *parent,
+			const struct npg_cred *charged)
 {
+	(void)charged;
 	if (npg_count_at_least(npg_task_count(w, parent), npg_rlimit_nproc(w, parent)) &&
 	    !npg_capable(parent, NPG_CAP_SYS_ADMIN) && !npg_capable(parent, NPG_CAP_SYS_RESOURCE))
 		return -EAGAIN;

@@ -8,9 +8,10 @@
  *	current->flags &= ~PF_NPROC_EXCEEDED;
  * on success. The child got the flag from dup_task_struct() before that.
  */
-static int copy_process(struct npg_world *w, struct npg_task *parent)
+static int copy_process(struct npg_world *w, struct npg_task *parent,
+			const struct npg_cred *charged)
 {
-	int err = npg_copy_process_2_6(w, parent);
+	int err = npg_copy_process_2_6(w, parent, charged);
 
 	if (!err)
 		parent->nproc_exceeded = false;

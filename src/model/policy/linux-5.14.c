@@ -20,8 +20,10 @@
  * so a user reaches L+1 tasks. Fixed by 8f2f9c4d82f2 ("ucounts: Enforce
  * RLIMIT_NPROC not RLIMIT_NPROC+1").
  */
-static int copy_process(struct npg_world *w, struct npg_task *parent)
+static int copy_process(struct npg_world *w, struct npg_task *parent,
+			const struct npg_cred *charged)
 {
+	(void)charged;	/* the parent's: the test comes before copy_creds() */
 	if (npg_ucounts_over(w, &parent->cred, npg_rlimit_nproc(w, parent), 0) &&
 	    parent->cred.uid.real != NPG_INIT_USER &&
 	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) && !npg_capable(parent, NPG_CAP_SYS_ADMIN))

@@ -16,11 +16,15 @@
  * every level of the chain counts the child too: the owner's count in the
  * parent namespace against the limit recorded at unshare() (measured on
  * 6.18: fork inside fails once the creator's count reaches it, even after
- * the soft limit inside was raised).
+ * the soft limit inside was raised). task_ucounts(p) is the child's: for
+ * clone(CLONE_NEWUSER) the ucounts of its new namespace, whose level above
+ * is (the parent namespace, the creator's euid); the limit, the exemptions
+ * and capable() stay the parent's (found by conform --random on 6.18).
  */
-static int copy_process(struct npg_world *w, struct npg_task *parent)
+static int copy_process(struct npg_world *w, struct npg_task *parent,
+			const struct npg_cred *charged)
 {
-	if (npg_ucounts_over(w, &parent->cred, npg_rlimit_nproc(w, parent), 1) &&
+	if (npg_ucounts_over(w, charged, npg_rlimit_nproc(w, parent), 1) &&
 	    parent->cred.uid.real != NPG_INIT_USER &&
 	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) && !npg_capable(parent, NPG_CAP_SYS_ADMIN))
 		return -EAGAIN;
@@ -90,6 +94,7 @@ const struct npg_policy npg_policy_linux_6 = {
 	 * kernel the point release decides (model/release.c) */
 	.setresuid_noop_fastpath = true,
 	.copy_process = copy_process,
+	.nproc_test_after_copy_creds = true,
 	.set_user = set_user,
 	.set_cred_ucounts = set_cred_ucounts,
 	.flag_nproc_exceeded = flag_nproc_exceeded,

@@ -148,7 +148,7 @@ static void check_rlimit(const struct npg_explain_facts *f, const struct npg_pol
 	over = f->nproc_soft != UINT64_MAX &&
 	       (child_first ? npg_count_over(n + 1, f->nproc_soft) : npg_count_at_least(n, f->nproc_soft));
 	model_world(f, p, &w);
-	c->refuses = p->copy_process(&w, &w.tasks[0]) == -EAGAIN;
+	c->refuses = p->copy_process(&w, &w.tasks[0], &w.tasks[0].cred) == -EAGAIN;
 	npg_world_free(&w);
 	if (f->nproc_soft == UINT64_MAX)
 		snprintf(c->verdict, sizeof(c->verdict), "RLIMIT_NPROC unlimited: ok");
@@ -228,7 +228,7 @@ static void check_rlimit_userns(const struct npg_explain_facts *f, const struct 
 			struct npg_world w;
 
 			model_world_at(f, p, l->count, f->nproc_soft, &w);
-			c->refuses = p->copy_process(&w, &w.tasks[0]) == -EAGAIN;
+			c->refuses = p->copy_process(&w, &w.tasks[0], &w.tasks[0].cred) == -EAGAIN;
 			npg_world_free(&w);
 		}
 		over = npg_count_over(l->count + 1, f->nproc_soft);
