@@ -740,7 +740,12 @@ static int suid_dumpable_now(const struct real_priv *r, const struct npg_cred *c
 
 	syscall(SYS_setfsgid, egid ^ 1);
 	syscall(SYS_setfsgid, egid);
-	if ((gid_t)syscall(SYS_setfsgid, -1) != egid) {
+	/*
+	 * setfsgid() returns the old fsgid: asked for egid again it changes
+	 * nothing. Not -1: a 3.0 kernel has no gid_valid() test there and
+	 * sets the fsgid to -1 for a caller with CAP_SETGID (found on 3.0.8)
+	 */
+	if ((gid_t)syscall(SYS_setfsgid, egid) != egid) {
 		errno = EPERM;
 		return -1;
 	}
