@@ -30,6 +30,7 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 		m->world.exec_id_changed = b->release->exec_id_changed;
 		m->world.cap_full_set = (NPG_CAP(b->release->cap_last_cap) << 1) - 1;
 		m->world.ptrace_user_ns_rules = b->release->ptrace_user_ns_rules;
+		m->world.ptrace_seize = b->release->ptrace_seize;
 		m->world.userns_setgroups_knob = b->release->userns_setgroups_knob;
 		m->world.userns_map_root_setfcap = b->release->userns_map_root_setfcap;
 		m->world.userns_max_sysctl = b->release->userns_max_sysctl;

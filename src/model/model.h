@@ -82,6 +82,8 @@ struct npg_world {
 	uint64_t cap_full_set;	/* CAP_FULL_SET: NPG_CAP_ALL, unless the release knows fewer */
 	/* ptracer_cred and mm->user_ns (4.10): the policy's unless the release is older */
 	bool ptrace_user_ns_rules;
+	/* PTRACE_SEIZE: 2 (3.4+), 1 (3.1-3.3: only with PTRACE_SEIZE_DEVEL), 0 */
+	int ptrace_seize;
 	int yama_scope;		/* kernel.yama.ptrace_scope; -1: no Yama */
 	/* /proc/PID/setgroups and the euid / setgroups rules of unprivileged
 	 * maps (3.19); CAP_SETFCAP to map uid 0 (5.12): the policy's unless

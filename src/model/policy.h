@@ -37,6 +37,8 @@ struct npg_policy {
 	 * cred->user_ns
 	 */
 	bool ptrace_user_ns_rules;
+	/* PTRACE_SEIZE and PTRACE_INTERRUPT (3.4, fca26f260c52 and the rest) */
+	bool ptrace_seize;
 	/* /proc/PID/setgroups, unprivileged maps by euid (3.19: 9cc46516ddf4,
 	 * 66d2f338ee4c, 80dd00a23784); CAP_SETFCAP to map uid 0 (5.12,
 	 * db2e718a4798) */

@@ -242,7 +242,11 @@ static bool yama_allows(const struct npg_world *w, int t, int target)
  *	if (unlikely(task->exit_state)) -EPERM
  *	if (task->ptrace) -EPERM
  * A pid that no longer names a task (never forked, reaped) is ESRCH
- * (ptrace() finds no task). No stop: PTRACE_SEIZE.
+ * (ptrace() finds no task). No stop: PTRACE_SEIZE. Before 3.4 there is no
+ * such request: 3.1-3.3 refuse it without PTRACE_SEIZE_DEVEL ("if
+ * (!(flags & PTRACE_SEIZE_DEVEL)) goto out", -EIO), and before 3.1 an
+ * unknown request meets ptrace_check_attach() first, which no running
+ * task passes (measured on 3.0.8: ESRCH).
  */
 struct npg_result npg_sys_ptrace_seize(struct npg_world *w, int t, int target)
 {
@@ -250,6 +254,8 @@ struct npg_result npg_sys_ptrace_seize(struct npg_world *w, int t, int target)
 
 	if (tsk->state != NPG_TASK_RUNNING && tsk->state != NPG_TASK_ZOMBIE)
 		return result(NPG_R_ERRNO, ESRCH);
+	if (w->ptrace_seize < 2)
+		return result(NPG_R_ERRNO, w->ptrace_seize ? EIO : ESRCH);
 	if (tsk->leader == cur->leader || !may_access(w, t, target) ||
 	    !yama_allows(w, t, target) || tsk->state != NPG_TASK_RUNNING ||
 	    npg_tracer_of(w, target) >= 0)

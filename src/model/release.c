@@ -79,6 +79,10 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 	/* "exec: Correct the permission check for unsafe exec" (337490f0007f, 6.17):
 	 * no stable backport known */
 	r->exec_id_changed = r->major > 6 || (r->major == 6 && r->minor >= 17);
+	/* PTRACE_SEIZE in 3.4; 3.1-3.3 wanted PTRACE_SEIZE_DEVEL in the flags */
+	r->ptrace_seize = !era->ptrace_seize ? 0 :
+			  r->major > 3 || (r->major == 3 && r->minor >= 4) ? 2 :
+			  r->major == 3 && r->minor >= 1 ? 1 : 0;
 	/* ptracer_cred and mm->user_ns in 4.10 (64b875f7ac8a, bfedb589252c) */
 	r->ptrace_user_ns_rules = era->ptrace_user_ns_rules &&
 				  (r->major > 4 || (r->major == 4 && r->minor >= 10));

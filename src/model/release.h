@@ -18,6 +18,8 @@ struct npg_release {
 	bool no_new_privs;		/* PR_SET_NO_NEW_PRIVS: 3.5 on */
 	bool exec_id_changed;		/* 337490f0007f: 6.17 on */
 	bool ptrace_user_ns_rules;	/* 64b875f7ac8a, bfedb589252c: 4.10 on */
+	/* PTRACE_SEIZE: 2 from 3.4, 1 in 3.1-3.3 (only with PTRACE_SEIZE_DEVEL), 0 before */
+	int ptrace_seize;
 	bool userns_setgroups_knob;	/* 9cc46516ddf4 and the rest: 3.19 on */
 	bool userns_map_root_setfcap;	/* db2e718a4798: 5.12 on */
 	bool userns_max_sysctl;		/* b376c3e1b6ec: 4.9 on */

@@ -15,6 +15,7 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	w->exec_id_changed = p->exec_id_changed;
 	w->cap_full_set = NPG_CAP_ALL;
 	w->ptrace_user_ns_rules = p->ptrace_user_ns_rules;
+	w->ptrace_seize = p->ptrace_seize ? 2 : 0;
 	w->userns_setgroups_knob = p->userns_setgroups_knob;
 	w->userns_map_root_setfcap = p->userns_map_root_setfcap;
 	w->userns_max_sysctl = p->userns_max_sysctl;

@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include "model/policy.h"
+#include "model/release.h"
 #include "tap.h"
 
 #define A 1000
@@ -151,6 +152,9 @@ static void test_unsafe_exec(void)
 
 	for (int e = 0; e < 3; e++) {
 		fresh(eras[e], 3);
+		/* the downgrade is as old as 2.6; the language's request,
+		 * PTRACE_SEIZE, is 3.4's: granted here to reach the rule */
+		w.ptrace_seize = 2;
 		spawn(0, A);
 		spawn(1, A);
 		spawn(2, 0);
@@ -282,6 +286,26 @@ static void test_yama(void)
 	tap_is(err(npg_sys_ptrace_seize(&w, 0, 4)), EPERM, "scope 3: never");
 }
 
+/* PTRACE_SEIZE: 3.4; 3.1-3.3 without PTRACE_SEIZE_DEVEL EIO; before, ESRCH */
+static void test_seize_eras(void)
+{
+	struct npg_release r;
+
+	fresh("linux-2.6", 2);
+	spawn(0, A);
+	spawn(1, A);
+	tap_is(err(npg_sys_ptrace_seize(&w, 0, 1)), ESRCH, "linux-2.6: no PTRACE_SEIZE, ESRCH");
+	tap_ok(npg_release_parse(&r, "3.2.102", NULL) == 0 && r.ptrace_seize == 1,
+	       "3.2: PTRACE_SEIZE only with PTRACE_SEIZE_DEVEL");
+	fresh("linux-3.1", 2);
+	w.ptrace_seize = r.ptrace_seize;
+	spawn(0, A);
+	spawn(1, A);
+	tap_is(err(npg_sys_ptrace_seize(&w, 0, 1)), EIO, "3.2: EIO");
+	tap_ok(npg_release_parse(&r, "3.4.0", NULL) == 0 && r.ptrace_seize == 2, "3.4: PTRACE_SEIZE");
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && r.ptrace_seize == 0, "3.0.8: none");
+}
+
 int main(void)
 {
 	test_ids();
@@ -291,6 +315,7 @@ int main(void)
 	test_unsafe_exec();
 	test_commit_creds();
 	test_yama();
+	test_seize_eras();
 	npg_world_free(&w);
 	return tap_done();
 }

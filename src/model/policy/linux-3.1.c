@@ -60,6 +60,7 @@ const struct npg_policy npg_policy_linux_3_1 = {
 	.ambient_caps = true,
 	.no_new_privs = true,
 	.ptrace_user_ns_rules = true,
+	.ptrace_seize = true,
 	.userns_setgroups_knob = true,
 	.userns_map_root_setfcap = true,
 	.userns_max_sysctl = true,
