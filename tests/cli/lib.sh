@@ -116,3 +116,16 @@ no_leftovers_after_init() {
 	while [ "$(in_window)" -ne 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	no_leftovers
 }
+
+# agrees_and_holds FILE (real-kernel tests; $BASE the uid base): conform
+# with 0 differences and nothing unreproducible, then run --real with every
+# expectation held; nothing left in the window
+agrees_and_holds() {
+	expect_exit 0 "$NPG" conform -u $BASE "$1" &&
+	grep -q "^conform: 1 scenarios, [0-9]* statements, 0 differences, 0 unreproducible here" \
+		"$TMP/stdout" || { cat "$TMP/stdout"; return 1; }
+	expect_exit 0 "$NPG" run --real -u $BASE "$1" &&
+	grep -q "^[0-9]* expectations: [0-9]* held, 0 failed$" "$TMP/stdout" ||
+		{ cat "$TMP/stdout"; return 1; }
+	no_leftovers
+}

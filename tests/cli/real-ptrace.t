@@ -29,17 +29,6 @@ if [ "$(cat /proc/sys/fs/suid_dumpable)" != 0 ]; then
 	exit 0
 fi
 
-# both FILE: conform with 0 differences and nothing unreproducible, then
-# run --real with every expectation held; nothing left in the window
-both() {
-	expect_exit 0 "$NPG" conform -u $BASE "$1" &&
-	grep -q "^conform: 1 scenarios, [0-9]* statements, 0 differences, 0 unreproducible here" \
-		"$TMP/stdout" || { cat "$TMP/stdout"; return 1; }
-	expect_exit 0 "$NPG" run --real -u $BASE "$1" &&
-	grep -q "^[0-9]* expectations: [0-9]* held, 0 failed$" "$TMP/stdout" ||
-		{ cat "$TMP/stdout"; return 1; }
-	no_leftovers
-}
 
 cat >"$TMP/seize.npg" <<'NPG'
 scenario "who may attach"
@@ -68,7 +57,7 @@ check c tracer               => d
 NPG
 
 test_expect "a seize by the same user, and its EPERM cases: other user, set-uid, more capabilities" '
-	both "$TMP/seize.npg"
+	agrees_and_holds "$TMP/seize.npg"
 '
 
 cat >"$TMP/setuid-exec.npg" <<'NPG'
@@ -91,7 +80,7 @@ check t dumpable             => 0
 NPG
 
 test_expect "a traced set-uid-root exec is downgraded unless the tracer is root" '
-	both "$TMP/setuid-exec.npg"
+	agrees_and_holds "$TMP/setuid-exec.npg"
 '
 
 cat >"$TMP/signals.npg" <<'NPG'
@@ -125,7 +114,7 @@ check count www              => 2
 NPG
 
 test_expect "SIGTERM to a tracee kills it, a tracee's exit is its parent's to reap, a traced thread's exit frees its count" '
-	both "$TMP/signals.npg"
+	agrees_and_holds "$TMP/signals.npg"
 '
 
 cat >"$TMP/links.npg" <<'NPG'
@@ -162,7 +151,7 @@ check n state                => zombie
 NPG
 
 test_expect "a tracer that execs still traces, detach lets go, a tracer's exit detaches" '
-	both "$TMP/links.npg"
+	agrees_and_holds "$TMP/links.npg"
 '
 
 cat >"$TMP/dumpable.npg" <<'NPG'
@@ -187,7 +176,7 @@ w: prctl ptracer any         => EINVAL
 NPG
 
 test_expect "check dumpable after a set*id and after prctl dumpable 1, a thread's prctl is its process's" '
-	both "$TMP/dumpable.npg"
+	agrees_and_holds "$TMP/dumpable.npg"
 '
 
 test_expect "the regression scenarios on ptrace and dumpability conform" '

@@ -93,17 +93,6 @@ fi
 
 # --- clone, setns, writes of the /proc files, the sysctl, v3 file capabilities ---
 
-# holds FILE: conform with 0 differences and nothing unreproducible, then
-# run --real with every expectation held; nothing left in the window
-holds() {
-	expect_exit 0 "$NPG" conform -u $BASE "$1" &&
-	grep -q "^conform: 1 scenarios, [0-9]* statements, 0 differences, 0 unreproducible here" \
-		"$TMP/stdout" || { cat "$TMP/stdout"; return 1; }
-	expect_exit 0 "$NPG" run --real -u $BASE "$1" &&
-	grep -q "^[0-9]* expectations: [0-9]* held, 0 failed$" "$TMP/stdout" ||
-		{ cat "$TMP/stdout"; return 1; }
-	no_leftovers
-}
 
 cat >"$TMP/self-maps.npg" <<'EOF'
 user alice 1000
@@ -201,23 +190,23 @@ EOF
 
 if userns_open; then
 test_expect "unshare -r step by step by the task itself: its own uid, once; gid_map only after setgroups deny" '
-	holds "$TMP/self-maps.npg"
+	agrees_and_holds "$TMP/self-maps.npg"
 '
 
 test_expect "clone user from a threaded process, its maps written by the parent; clone from a thread" '
-	holds "$TMP/clone-maps.npg"
+	agrees_and_holds "$TMP/clone-maps.npg"
 '
 
 test_expect "setns user: the owner may, another user EPERM, its own namespace EINVAL, one never made EBADF" '
-	holds "$TMP/setns.npg"
+	agrees_and_holds "$TMP/setns.npg"
 '
 
 test_expect "user.max_user_namespaces written inside a namespace, then ENOSPC below it" '
-	holds "$TMP/max-userns.npg"
+	agrees_and_holds "$TMP/max-userns.npg"
 '
 
 test_expect "a v3 file capability applies where its rootid is root, not outside, not for another rootid" '
-	holds "$TMP/fcaps-v3.npg"
+	agrees_and_holds "$TMP/fcaps-v3.npg"
 '
 
 test_expect "a map line a task writes wider than the uid window: unreproducible, nothing compared after" '
