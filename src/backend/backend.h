@@ -72,6 +72,9 @@ struct npg_host {
 	const struct npg_policy *policy;	/* the model of that release */
 	bool root;
 	uint64_t cap_bnd, cap_eff;	/* this process's bounding and effective sets */
+	/* its bounding set above the model's last capability: the undefined
+	 * bits a 3.0-3.15 kernel's CAP_FULL_SET has (none since 3.16) */
+	uint64_t cap_beyond;
 	uint64_t nproc_hard;		/* this process's hard RLIMIT_NPROC */
 	bool no_new_privs;		/* this process has it: every task it makes will */
 	int yama_scope;			/* kernel.yama.ptrace_scope, -1 without Yama */

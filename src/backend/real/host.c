@@ -59,6 +59,7 @@ int npg_host_probe(struct npg_host *h)
 	/* capabilities the model knows of; 3.0 shows a full set as all 64 bits */
 	h->cap_bnd = self.cap_bnd & NPG_CAP_ALL;
 	h->cap_eff = self.cap_eff & NPG_CAP_ALL;
+	h->cap_beyond = self.cap_bnd & self.cap_prm & ~NPG_CAP_ALL;
 	h->no_new_privs = self.no_new_privs;
 	/* CONFIG_USER_NS on a 3.8+ kernel: the namespace's /proc entry */
 	h->userns = access("/proc/self/ns/user", F_OK) == 0;

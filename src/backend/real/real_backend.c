@@ -794,14 +794,24 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 ||
 	    syscall(SYS_setresuid, npg_real_map_id(r, c->uid.real), npg_real_map_id(r, c->uid.real),
 		    npg_real_map_id(r, c->uid.real)) < 0 ||
-	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
+	    npg_puppet_capset(r->host->cap_eff | r->host->cap_beyond,
+			      r->host->cap_eff | r->host->cap_beyond) < 0 ||
 	    syscall(SYS_setresuid, -1, npg_real_map_id(r, c->uid.eff), npg_real_map_id(r, c->uid.saved)) < 0 ||
-	    npg_puppet_capset(r->host->cap_eff, r->host->cap_eff) < 0 ||
+	    npg_puppet_capset(r->host->cap_eff | r->host->cap_beyond,
+			      r->host->cap_eff | r->host->cap_beyond) < 0 ||
 	    setrlimit(RLIMIT_NPROC, lim) < 0 || suid_dumpable_now(r, c) < 0)
 		return -1;
-	/* what the scenario asks, within what this machine's bounding set allows */
-	if (npg_puppet_capset(c->cap_effective & (d->caps_explicit ? r->host->cap_bnd : r->bset),
-			      c->cap_permitted & (d->caps_explicit ? r->host->cap_bnd : r->bset)) < 0 ||
+	/*
+	 * what the scenario asks, within what this machine's bounding set
+	 * allows; a root task as an execve() makes it, with the bits above the
+	 * last capability that a 3.0-3.15 kernel's CAP_FULL_SET still holds
+	 * (the model knows none): without them its first execve() would grow
+	 * pP and commit_creds() make it non-dumpable (found on 3.0.8)
+	 */
+	if (npg_puppet_capset((c->cap_effective & (d->caps_explicit ? r->host->cap_bnd : r->bset)) |
+			      (!d->caps_explicit && c->cap_effective == r->bset ? r->host->cap_beyond : 0),
+			      (c->cap_permitted & (d->caps_explicit ? r->host->cap_bnd : r->bset)) |
+			      (!d->caps_explicit && c->cap_permitted == r->bset ? r->host->cap_beyond : 0)) < 0 ||
 	    prctl(PR_SET_KEEPCAPS, c->keepcaps, 0, 0, 0) < 0)
 		return -1;
 	/*
