@@ -22,8 +22,12 @@ struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool threa
 	return npg_copy_process(w, t, child, thread, 0);
 }
 
-/* copy_creds() comes after the RLIMIT_NPROC test: a new namespace's
- * failure (ENOSPC, EPERM) fails the fork with the flag already cleared */
+/*
+ * copy_process() with clone(CLONE_NEWUSER) when @newuser_ns: up to 5.16
+ * the RLIMIT_NPROC test comes first and a new namespace's failure (ENOSPC,
+ * EPERM) fails the fork with the flag already cleared; since 5.17 the
+ * policy tests after copy_creds() (nproc_test_after_copy_creds)
+ */
 struct npg_result npg_copy_process(struct npg_world *w, int t, int child, bool thread,
 				   int newuser_ns)
 {

@@ -96,6 +96,45 @@ static bool userns_count_below_max(const struct npg_world *w, int parent, npg_id
 }
 
 /*
+ * set_cred_user_ns(): securebits default, pI = pA = 0, pP = pE = X = the
+ * full set; then set_cred_ucounts(): since 5.14 the ucounts (@ns, the
+ * key of the era) replace those of @old
+ */
+static void set_cred_user_ns(const struct npg_world *w, const struct npg_cred *old,
+			     struct npg_cred *new, int ns)
+{
+	new->userns = ns;
+	new->securebits = 0;
+	new->keepcaps = false;
+	new->cap_inheritable = 0;
+	new->cap_ambient = 0;
+	new->cap_permitted = new->cap_effective = new->cap_bset = w->cap_full_set;
+	if (w->policy->ucounts)
+		new->charged_to = w->policy->set_cred_ucounts ?
+				  w->policy->set_cred_ucounts(old, new) : new->uid.real;
+}
+
+/*
+ * commit_creds() of a task's move into another namespace (unshare,
+ * setns): since 5.14 "if (new->user != old->user || new->user_ns !=
+ * old->user_ns)" moves its charge to the new ucounts; up to 5.13 its
+ * user_struct, and so its count, stay. cred_cap_issubset(): the full set
+ * of a namespace the euid owns is no gain, so the mm stays dumpable there
+ * (and mm->user_ns stays).
+ */
+static void commit_userns(struct npg_world *w, int t, const struct npg_cred *new)
+{
+	struct npg_task *task = &w->tasks[t];
+
+	if (w->policy->ucounts) {
+		npg_charge(w, new, 1);
+		npg_charge(w, &task->cred, -1);
+	}
+	npg_commit_creds_dumpable(w, t, &task->cred, new);
+	task->cred = *new;
+}
+
+/*
  * kernel/user_namespace.c, create_user_ns() for credentials @new of the
  * caller @t (unshare: its own; clone: its child's):
  *	if (parent_ns->level > 32) -ENOSPC
@@ -148,15 +187,7 @@ static int create_user_ns(struct npg_world *w, int t, int ns, struct npg_cred *n
 	    task->cred.userns == NPG_USERNS_INITIAL)
 		u->nproc_max = NPG_RLIM_INFINITY;
 
-	new->userns = ns;
-	new->securebits = 0;
-	new->keepcaps = false;
-	new->cap_inheritable = 0;
-	new->cap_ambient = 0;
-	new->cap_permitted = new->cap_effective = new->cap_bset = w->cap_full_set;
-	if (w->policy->ucounts)
-		new->charged_to = w->policy->set_cred_ucounts ?
-				  w->policy->set_cred_ucounts(&task->cred, new) : new->uid.real;
+	set_cred_user_ns(w, &task->cred, new, ns);
 	return 0;
 }
 
@@ -284,26 +315,14 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 				       const struct npg_idmap *uid_map,
 				       const struct npg_idmap *gid_map)
 {
-	struct npg_task *task = &w->tasks[t];
-	struct npg_cred new = task->cred;
+	struct npg_cred new = w->tasks[t].cred;
 	int err;
 
-	if (ns <= 0 || ns > NPG_MAX_USERNS)
-		return result(NPG_R_ERRNO, EINVAL);
-	if ((err = userns_table(w)) < 0)
-		return result(NPG_R_ERRNO, -err);
 	if (!single_threaded(w, t))
 		return result(NPG_R_ERRNO, EINVAL);
 	if ((err = create_user_ns(w, t, ns, &new)) < 0)
 		return result(NPG_R_ERRNO, -err);
-	if (w->policy->ucounts) {
-		npg_charge(w, &new, 1);
-		npg_charge(w, &task->cred, -1);
-	}
-	/* cred_cap_issubset(): the full set of a namespace the euid owns is
-	 * no gain, so unshare() keeps the mm dumpable (mm->user_ns stays) */
-	npg_commit_creds_dumpable(w, t, &task->cred, &new);
-	task->cred = new;
+	commit_userns(w, t, &new);
 	return harness_maps(w, ns, uid_map, gid_map);
 }
 
@@ -319,14 +338,9 @@ struct npg_result npg_sys_clone_user(struct npg_world *w, int t, int child, int 
 				     const struct npg_idmap *uid_map,
 				     const struct npg_idmap *gid_map)
 {
-	struct npg_result r;
-	int err;
+	/* create_user_ns() checks @ns and makes the table */
+	struct npg_result r = npg_copy_process(w, t, child, false, ns);
 
-	if (ns <= 0 || ns > NPG_MAX_USERNS)
-		return result(NPG_R_ERRNO, EINVAL);
-	if ((err = userns_table(w)) < 0)
-		return result(NPG_R_ERRNO, -err);
-	r = npg_copy_process(w, t, child, false, ns);
 	if (r.kind != NPG_R_OK)
 		return r;
 	return harness_maps(w, ns, uid_map, gid_map);
@@ -359,20 +373,8 @@ struct npg_result npg_sys_setns_user(struct npg_world *w, int t, int ns)
 		return result(NPG_R_ERRNO, EINVAL);
 	if (!npg_ns_capable(w, task, ns, NPG_CAP_SYS_ADMIN))
 		return result(NPG_R_ERRNO, EPERM);
-	new.userns = ns;
-	new.securebits = 0;
-	new.keepcaps = false;
-	new.cap_inheritable = 0;
-	new.cap_ambient = 0;
-	new.cap_permitted = new.cap_effective = new.cap_bset = w->cap_full_set;
-	if (w->policy->ucounts) {
-		new.charged_to = w->policy->set_cred_ucounts ?
-				 w->policy->set_cred_ucounts(&task->cred, &new) : new.uid.real;
-		npg_charge(w, &new, 1);
-		npg_charge(w, &task->cred, -1);
-	}
-	npg_commit_creds_dumpable(w, t, &task->cred, &new);
-	task->cred = new;
+	set_cred_user_ns(w, &task->cred, &new, ns);
+	commit_userns(w, t, &new);
 	return result(NPG_R_OK, 0);
 }
 
