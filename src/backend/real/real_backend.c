@@ -1174,6 +1174,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	pid_t busy;
 
 	r->sc = sc;
+	r->dumpable_read_task = -1;
 	r->exe_fd = r->filler_pipe[0] = r->filler_pipe[1] = -1;
 	/* a segment per id, and per line of every map a step writes (collect_map_ranges()) */
 	r->segs = calloc(max_ids(sc) + (size_t)sc->nstmts * 2 * NPG_IDMAP_MAX + 1,
@@ -1817,6 +1818,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	struct npg_result res;
 
 	r->counts_valid = false;
+	r->dumpable_read_task = -1;
 	npg_teardown_set_where(r->sc->file, st->line, NULL);
 	if (t->tainted)
 		return npg_real_unreproducible(b, t->why);
@@ -1917,7 +1919,7 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 {
 	struct real_priv *r = b->priv;
 	struct real_task *t = &r->tasks[task];
-	struct npg_proc_task pt;
+	struct npg_proc_task pt = { 0 };
 
 	memset(out, 0, sizeof(*out));
 	out->leader = task;
@@ -1964,7 +1966,7 @@ static void real_view(struct npg_backend *b, int task, struct npg_task *out)
 		if ((t->ns = npg_real_task_ns(r, t)) > 0)
 			out->cred.userns = t->ns;
 	}
-	npg_real_view_tracing(r, task, out);
+	npg_real_view_tracing(r, task, out->state == NPG_TASK_REAPED ? 0 : pt.tracer_pid, out);
 	if (t->exit_known) {
 		if (WIFSIGNALED(t->exit_status))
 			out->exit_signal = WTERMSIG(t->exit_status);

@@ -90,6 +90,8 @@ struct real_priv {
 	char charged_unknown[200];
 	char diverged[256];	/* why nothing is compared from some step on */
 	bool counts_valid;
+	/* what the last `check TASK dumpable` read (-1 unknown), until the next step */
+	int dumpable_read_task, dumpable_read;
 	long *counts;		/* per name, cached between steps */
 	uint32_t *count_uids;
 	uint64_t bset;		/* the bounding set tasks start with: the scenario's, within the host's */
@@ -185,7 +187,8 @@ const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *
 /* After a step: every traced exit acknowledged as the model has it. 0 or -1. */
 int npg_real_tracing_settle(struct real_priv *r, char *why, size_t len);
 /* The view's tracer and dumpable fields */
-void npg_real_view_tracing(struct real_priv *r, int task, struct npg_task *out);
+/* @tracer_pid: the TracerPid the view read from /proc (0: none) */
+void npg_real_view_tracing(struct real_priv *r, int task, pid_t tracer_pid, struct npg_task *out);
 /* check TASK tracer / dumpable: can it be observed? If not, why in @why. */
 bool npg_real_tracing_observable(struct real_priv *r, const struct npg_stmt *st, char *why,
 				 size_t len);

@@ -301,21 +301,20 @@ static int dumpable_of(struct real_priv *r, int task, const char **why)
 	return -1;
 }
 
-void npg_real_view_tracing(struct real_priv *r, int task, struct npg_task *out)
+void npg_real_view_tracing(struct real_priv *r, int task, pid_t tracer_pid, struct npg_task *out)
 {
-	const struct real_task *t = &r->tasks[task];
-	struct npg_proc_task pt;
-	const char *why;
 	int x;
 
 	out->tracer = 0;
-	if (present(t) && npg_proc_read_task(t->pid, t->tid, &pt) == 0 &&
-	    (x = npg_real_task_of_tid(r, pt.tracer_pid)) >= 0)
+	if (tracer_pid && (x = npg_real_task_of_tid(r, tracer_pid)) >= 0)
 		out->tracer = x + 1;
-	/* unknown reads as 0 here; real_check_reproducible() refuses such a check */
-	out->dumpable = out->state == NPG_TASK_RUNNING ? dumpable_of(r, task, &why) : 0;
-	if (out->dumpable < 0)
-		out->dumpable = 0;
+	/*
+	 * Asking a puppet costs a round trip: only `check TASK dumpable`
+	 * reads it, after npg_real_tracing_observable() asked (and refused an
+	 * unknown one); any other view leaves 0
+	 */
+	out->dumpable = task == r->dumpable_read_task && out->state == NPG_TASK_RUNNING ?
+			r->dumpable_read : 0;
 }
 
 bool npg_real_tracing_observable(struct real_priv *r, const struct npg_stmt *st, char *why,
@@ -337,7 +336,8 @@ bool npg_real_tracing_observable(struct real_priv *r, const struct npg_stmt *st,
 	/* an exited task's is "none", from its state alone */
 	if (!present(t) || !t->alive)
 		return true;
-	if (dumpable_of(r, st->task, &because) < 0) {
+	r->dumpable_read_task = st->task;
+	if ((r->dumpable_read = dumpable_of(r, st->task, &because)) < 0) {
 		snprintf(why, len, "%s", because);
 		return false;
 	}
