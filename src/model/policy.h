@@ -96,6 +96,19 @@ struct npg_policy {
 	int (*execve)(struct npg_world *w, struct npg_task *cur);
 };
 
+/*
+ * The rules that came inside linux-3.1's span (3.1-5.13: ambient
+ * capabilities 4.3, no_new_privs 3.5, PTRACE_SEIZE 3.4, ptracer_cred 4.10,
+ * /proc/PID/setgroups 3.19, CAP_SETFCAP for uid 0 maps 5.12,
+ * user.max_user_namespaces 4.9, v3 file capabilities 4.14) and stand
+ * since: every 3.1+ policy has them, and for a running kernel its point
+ * release takes away the younger ones (model/release.c)
+ */
+#define NPG_RULES_SINCE_LINUX_3_1 \
+	.ambient_caps = true, .no_new_privs = true, .ptrace_user_ns_rules = true, \
+	.ptrace_seize = true, .userns_setgroups_knob = true, \
+	.userns_map_root_setfcap = true, .userns_max_sysctl = true, .fcaps_v3 = true
+
 extern const struct npg_policy npg_policy_linux_2_4;
 extern const struct npg_policy npg_policy_linux_2_6;
 extern const struct npg_policy npg_policy_ow_2006;

@@ -57,12 +57,5 @@ const struct npg_policy npg_policy_linux_3_1 = {
 	.copy_process = copy_process,
 	.set_user = set_user,
 	.execve = execve,
-	.ambient_caps = true,
-	.no_new_privs = true,
-	.ptrace_user_ns_rules = true,
-	.ptrace_seize = true,
-	.userns_setgroups_knob = true,
-	.userns_map_root_setfcap = true,
-	.userns_max_sysctl = true,
-	.fcaps_v3 = true,
+	NPG_RULES_SINCE_LINUX_3_1,
 };

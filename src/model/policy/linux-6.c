@@ -99,14 +99,7 @@ const struct npg_policy npg_policy_linux_6 = {
 	.set_cred_ucounts = set_cred_ucounts,
 	.flag_nproc_exceeded = flag_nproc_exceeded,
 	.execve = execve,
-	.ambient_caps = true,
-	.no_new_privs = true,
-	.ptrace_user_ns_rules = true,
-	.ptrace_seize = true,
-	.userns_setgroups_knob = true,
-	.userns_map_root_setfcap = true,
-	.userns_max_sysctl = true,
-	.fcaps_v3 = true,
+	NPG_RULES_SINCE_LINUX_3_1,
 	/* on the 6.18 kernel conform runs on (scenarios/regression/no-new-privs.npg);
 	 * before 6.17 the release decides (model/release.c) */
 	.exec_id_changed = true,
