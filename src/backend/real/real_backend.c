@@ -675,6 +675,19 @@ struct npg_result npg_real_unreproducible(struct npg_backend *b, const char *why
 	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
 }
 
+/*
+ * Nothing is compared from step @st on, for @why: the steps still run, so
+ * that the tasks stay as the scenario drives them. The first reason stays.
+ */
+struct npg_result npg_real_diverge(struct npg_backend *b, struct real_priv *r,
+				   const struct npg_stmt *st, const char *why)
+{
+	if (!r->diverged[0])
+		snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
+			 "compared after it", why, st->line);
+	return npg_real_unreproducible(b, r->diverged);
+}
+
 struct npg_result npg_real_broken(struct npg_backend *b, const char *what)
 {
 	snprintf(b->reason, sizeof(b->reason), "the backend lost its task: %s: %s", what,
@@ -1755,10 +1768,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	 */
 	if (r->ever_traced && t->created && t->alive && !t->tainted &&
 	    (hazard = npg_real_tracing_hazard(r, st))) {
-		if (!r->diverged[0])
-			snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
-				 "compared after it", hazard, st->line);
-		return npg_real_unreproducible(b, r->diverged);
+		return npg_real_diverge(b, r, st, hazard);
 	}
 	/*
 	 * Yama decides attaches (yama_ptrace_access_check()) and takes
@@ -1768,11 +1778,11 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	if (r->yama_mismatch && t->created && t->alive && !t->tainted &&
 	    ((st->op.code == NPG_OP_PTRACE && st->op.value == NPG_PTRACE_SEIZE) ||
 	     st->op.code == NPG_OP_PTRACER)) {
-		if (!r->diverged[0])
-			snprintf(r->diverged, sizeof(r->diverged), "the scenario's Yama (ptrace_scope "
-				 "%d, -1: none) is not this machine's (%d) (line %d); the run is not "
-				 "compared after it", r->sc->yama_scope, r->host->yama_scope, st->line);
-		return npg_real_unreproducible(b, r->diverged);
+		char why[96];
+
+		snprintf(why, sizeof(why), "the scenario's Yama (ptrace_scope %d, -1: none) is not "
+			 "this machine's (%d)", r->sc->yama_scope, r->host->yama_scope);
+		return npg_real_diverge(b, r, st, why);
 	}
 	mm_copy_mark(r, t, st);
 	res = real_step_run(b, st);
@@ -1780,12 +1790,8 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	    res.kind == NPG_R_OK)
 		r->ever_traced = true;
 	if (r->ever_traced && res.kind != NPG_R_UNREPRODUCIBLE &&
-	    npg_real_tracing_settle(r, settle_why, sizeof(settle_why)) < 0) {
-		if (!r->diverged[0])
-			snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
-				 "compared after it", settle_why, st->line);
-		return npg_real_unreproducible(b, r->diverged);
-	}
+	    npg_real_tracing_settle(r, settle_why, sizeof(settle_why)) < 0)
+		return npg_real_diverge(b, r, st, settle_why);
 	/* what the model made of a namespace whose unshare or clone was not run is unknown */
 	made = st->op.code == NPG_OP_UNSHARE_USER ? st->op.target :
 	       st->op.code == NPG_OP_CLONE_USER ? st->op.value : 0;
@@ -1804,9 +1810,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	 * the steps still run, so that the tasks stay as the scenario drives
 	 * them, but nothing more is compared.
 	 */
-	snprintf(r->diverged, sizeof(r->diverged), "%s (line %d); the run is not compared "
-		 "after it", unknowable, st->line);
-	return npg_real_unreproducible(b, r->diverged);
+	return npg_real_diverge(b, r, st, unknowable);
 }
 
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st)
@@ -1876,11 +1880,8 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		 * depend on it in any task (counts, kills, waits): nothing after
 		 * it compares. (Tainting only this task let others' forks differ.)
 		 */
-		if (st->op.file > 0 && r->file_why[st->op.file - 1][0]) {
-			snprintf(r->diverged, sizeof(r->diverged), "%s (line %d); the run is not "
-				 "compared after it", r->file_why[st->op.file - 1], st->line);
-			return npg_real_unreproducible(b, r->diverged);
-		}
+		if (st->op.file > 0 && r->file_why[st->op.file - 1][0])
+			return npg_real_diverge(b, r, st, r->file_why[st->op.file - 1]);
 		return step_execve(b, r, t, st);
 	case NPG_OP_KILL:
 		return step_kill(b, r, t, st, target);

@@ -140,6 +140,9 @@ bool npg_real_ask(struct npg_backend *b, struct real_priv *r, struct real_task *
 		  struct npg_wire_msg *m, struct npg_result *res);
 /* A step not run: b->reason is @why */
 struct npg_result npg_real_unreproducible(struct npg_backend *b, const char *why);
+/* nothing compared from @st on, for @why (the first reason stays) */
+struct npg_result npg_real_diverge(struct npg_backend *b, struct real_priv *r,
+				   const struct npg_stmt *st, const char *why);
 /* The exchange with a puppet failed (errno says how): unreproducible */
 struct npg_result npg_real_broken(struct npg_backend *b, const char *what);
 /* A process died under a step: its signal, or dead */

@@ -50,16 +50,6 @@ static struct npg_result taint_now(struct npg_backend *b, struct real_priv *r,
 	return npg_real_unreproducible(b, t->why);
 }
 
-/* Nothing is compared from this step on, for @why */
-static struct npg_result diverge(struct npg_backend *b, struct real_priv *r,
-				 const struct npg_stmt *st, const char *why)
-{
-	if (!r->diverged[0])
-		snprintf(r->diverged, sizeof(r->diverged), "%.180s (line %d); the run is not "
-			 "compared after it", why, st->line);
-	return npg_real_unreproducible(b, r->diverged);
-}
-
 /*
  * A namespace operation the kernel here cannot run as the model's would
  * (unshare, clone, setns, a map the window cannot hold): the task stays
@@ -74,7 +64,7 @@ static struct npg_result not_run(struct npg_backend *b, struct real_priv *r, str
 				 const struct npg_stmt *st, const char *why)
 {
 	taint_now(b, r, t, why);
-	return diverge(b, r, st, why);
+	return npg_real_diverge(b, r, st, why);
 }
 
 /* --- map lines: scenario ids to the kernel's --- */
@@ -497,7 +487,7 @@ static struct npg_result step_write_file(struct npg_backend *b, struct real_priv
 		 alive ? (int)tt->pid : NO_SUCH_TASK, alive ? (int)tt->tid : NO_SUCH_TASK,
 		 op->code == NPG_OP_WRITE_SETGROUPS ? "setgroups" : gid ? "gid_map" : "uid_map");
 	if (alive && (ns = npg_real_task_ns(r, tt)) < 0)
-		return diverge(b, r, st, "the target is in a user namespace this run did not make");
+		return npg_real_diverge(b, r, st, "the target is in a user namespace this run did not make");
 	if (op->code == NPG_OP_WRITE_SETGROUPS) {
 		/* proc_setgroups_write(): "allow" or "deny", then blanks */
 		snprintf(cmd->text, sizeof(cmd->text), "%s\n", op->value ? "allow" : "deny");
@@ -548,7 +538,7 @@ static struct npg_result step_max_userns(struct npg_backend *b, struct real_priv
 		if (npg_proc_read_task(t->pid, t->tid, &pt) < 0)
 			return npg_real_broken(b, "reading the task before its sysctl");
 		if (npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE))
-			return diverge(b, r, st, "the task holds CAP_SYS_RESOURCE in the initial "
+			return npg_real_diverge(b, r, st, "the task holds CAP_SYS_RESOURCE in the initial "
 				       "namespace: the step would change this machine's "
 				       "user.max_user_namespaces");
 	}
