@@ -35,6 +35,7 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 		m->world.userns_map_root_setfcap = b->release->userns_map_root_setfcap;
 		m->world.userns_max_sysctl = b->release->userns_max_sysctl;
 		m->world.fcaps_v3 = b->release->fcaps_v3;
+		m->world.userns_idmaps = b->release->userns_idmaps;
 	}
 	/* the machine's Yama and fs.suid_dumpable, or the scenario's Yama */
 	m->world.yama_scope = b->yama_fixed ? b->yama_scope : sc->yama_scope;

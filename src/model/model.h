@@ -92,6 +92,9 @@ struct npg_world {
 	bool userns_map_root_setfcap;
 	bool userns_max_sysctl;	/* user.max_user_namespaces (4.9) */
 	bool fcaps_v3;		/* namespaced file capabilities (4.14) */
+	/* 3.8's user namespaces, or 2.6.39-3.4's (policy.h): the policy's
+	 * unless the release is older */
+	bool userns_idmaps;
 	int suid_dumpable;	/* fs.suid_dumpable: 0 unless the machine says otherwise */
 	int ntasks;
 	struct npg_task *tasks;

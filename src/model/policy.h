@@ -49,6 +49,15 @@ struct npg_policy {
 	/* security.capability v3, with a root id (4.14, 8db6c34f1dbc) */
 	bool fcaps_v3;
 	/*
+	 * User namespaces as 3.8 made them (3.5's maps, 3.8's unshare and
+	 * unprivileged creation): kernel
+	 * ids through uid_map/gid_map, unshare(CLONE_NEWUSER), creation
+	 * without privilege. Before, 2.6.39-3.4's: clone(CLONE_NEWUSER) only,
+	 * with CAP_SYS_ADMIN, CAP_SETUID and CAP_SETGID, a child of uid 0 in a
+	 * namespace of its own user_structs, ids with no mapping (userns.h)
+	 */
+	bool userns_idmaps;
+	/*
 	 * RLIMIT_NPROC lives in ucounts (21d1c5e386bc, 5.14): one count per
 	 * (user namespace, uid), checked up the chain of namespaces; before,
 	 * one count per kernel uid (user_struct) across all namespaces.
@@ -100,14 +109,16 @@ struct npg_policy {
  * The rules that came inside linux-3.1's span (3.1-5.13: ambient
  * capabilities 4.3, no_new_privs 3.5, PTRACE_SEIZE 3.4, ptracer_cred 4.10,
  * /proc/PID/setgroups 3.19, CAP_SETFCAP for uid 0 maps 5.12,
- * user.max_user_namespaces 4.9, v3 file capabilities 4.14) and stand
+ * user.max_user_namespaces 4.9, v3 file capabilities 4.14, namespaces
+ * with maps 3.8) and stand
  * since: every 3.1+ policy has them, and for a running kernel its point
  * release takes away the younger ones (model/release.c)
  */
 #define NPG_RULES_SINCE_LINUX_3_1 \
 	.ambient_caps = true, .no_new_privs = true, .ptrace_user_ns_rules = true, \
 	.ptrace_seize = true, .userns_setgroups_knob = true, \
-	.userns_map_root_setfcap = true, .userns_max_sysctl = true, .fcaps_v3 = true
+	.userns_map_root_setfcap = true, .userns_max_sysctl = true, .fcaps_v3 = true, \
+	.userns_idmaps = true
 
 extern const struct npg_policy npg_policy_linux_2_4;
 extern const struct npg_policy npg_policy_linux_2_6;

@@ -259,7 +259,9 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		.no_new_privs = task->no_new_privs,
 		.ptrace = npg_ptrace_unsafe(w, t, new.userns),
 		.fcap_ignored = f && f->fcap_v3 && !npg_rootid_owns(w, new.userns, f->fcap_rootid),
-		.cap_setuid = npg_capable_own_ns(task, NPG_CAP_SETUID),
+		/* "if (!capable(CAP_SETUID))" before 3.8's ns_capable(new->user_ns) */
+		.cap_setuid = w->userns_idmaps ? npg_capable_own_ns(task, NPG_CAP_SETUID)
+					       : npg_capable(task, NPG_CAP_SETUID),
 		.id_changed_rule = w->exec_id_changed });
 	if (err)
 		return result(NPG_R_ERRNO, -err);

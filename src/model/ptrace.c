@@ -151,14 +151,16 @@ static bool ptrace_has_cap(const struct npg_world *w, int t, int ns)
  * The real uid and gid of the caller, in every era (4.5's FSCREDS/REALCREDS
  * split kept attach on them). Before 3.12 (d049f74f2dbe) SUID_DUMP_ROOT
  * counted as dumpable: only fs.suid_dumpable 2 makes one, and the model
- * applies the later rule.
+ * applies the later rule. 2.6.39-3.4 compare the ids only within one
+ * namespace ("cred->user->user_ns == tcred->user->user_ns &&").
  */
 static bool may_access(const struct npg_world *w, int t, int target)
 {
 	const struct npg_cred *c = &w->tasks[t].cred, *tc = &w->tasks[target].cred;
 	const struct npg_task *tsk = &w->tasks[target];
 
-	if (!(c->uid.real == tc->uid.eff && c->uid.real == tc->uid.saved &&
+	if (!(npg_ids_comparable(w, c, tc) &&
+	      c->uid.real == tc->uid.eff && c->uid.real == tc->uid.saved &&
 	      c->uid.real == tc->uid.real && c->gid.real == tc->gid.eff &&
 	      c->gid.real == tc->gid.saved && c->gid.real == tc->gid.real) &&
 	    !ptrace_has_cap(w, t, tc->userns))

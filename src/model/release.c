@@ -98,6 +98,10 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 			       (r->major > 4 || (r->major == 4 && r->minor >= 9));
 	/* v3 file capabilities in 4.14 (8db6c34f1dbc) */
 	r->fcaps_v3 = era->fcaps_v3 && (r->major > 4 || (r->major == 4 && r->minor >= 14));
+	/* 3.8: "userns: Implement unshare of the user namespace", "userns:
+	 * Allow unprivileged users to create user namespaces"; 3.5-3.7 had
+	 * maps but kept the privileged clone() (not modelled apart) */
+	r->userns_idmaps = era->userns_idmaps && (r->major > 3 || (r->major == 3 && r->minor >= 8));
 	/*
 	 * include/uapi/linux/capability.h: CAP_CHECKPOINT_RESTORE (40) came in
 	 * 5.9, CAP_PERFMON and CAP_BPF (38, 39) in 5.8, CAP_AUDIT_READ (37) in

@@ -24,6 +24,7 @@ struct npg_release {
 	bool userns_map_root_setfcap;	/* db2e718a4798: 5.12 on */
 	bool userns_max_sysctl;		/* b376c3e1b6ec: 4.9 on */
 	bool fcaps_v3;			/* 8db6c34f1dbc: 4.14 on */
+	bool userns_idmaps;		/* namespaces with uid_map, unshare(): 3.8 on */
 	int cap_last_cap;		/* CAP_LAST_CAP of this release */
 	char why[200];			/* where the point release changed a rule, or "" */
 };

@@ -204,7 +204,8 @@ struct npg_result npg_sys_setfsuid(struct npg_world *w, int t, bool gid, npg_id 
  * setgroups until a gid mapping in the user namespace has been
  * established", nor once "deny" was written to /proc/PID/setgroups
  * (USERNS_SETGROUPS_ALLOWED); then groups_from_user(): an unmapped gid is
- * EINVAL.
+ * EINVAL. 2.6.39-3.4 ask nsown_capable(CAP_SETGID) alone: no map, no
+ * knob.
  */
 struct npg_result npg_sys_setgroups(struct npg_world *w, int t, int n, const npg_id *groups)
 {
@@ -213,7 +214,7 @@ struct npg_result npg_sys_setgroups(struct npg_world *w, int t, int n, const npg
 	npg_id kgroups[NPG_NGROUPS];
 
 	if (!npg_capable_own_ns(cur, NPG_CAP_SETGID) ||
-	    (ns != NPG_USERNS_INITIAL && (w->userns[ns].gid_map.nr == 0 ||
+	    (ns != NPG_USERNS_INITIAL && w->userns_idmaps && (w->userns[ns].gid_map.nr == 0 ||
 					  !w->userns[ns].setgroups_allowed)))
 		return fail(EPERM);
 	if (n < 0 || n > NPG_NGROUPS)
@@ -246,7 +247,8 @@ struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
 	 * (found by conform --random on 6.18) */
 	if (target != t) {
 		const struct npg_cred *c = &caller->cred, *tc = &tsk->cred;
-		bool id_match = c->uid.real == tc->uid.eff && c->uid.real == tc->uid.saved &&
+		bool id_match = npg_ids_comparable(w, c, tc) &&
+				c->uid.real == tc->uid.eff && c->uid.real == tc->uid.saved &&
 				c->uid.real == tc->uid.real && c->gid.real == tc->gid.eff &&
 				c->gid.real == tc->gid.saved && c->gid.real == tc->gid.real;
 

@@ -19,14 +19,18 @@ static struct npg_result result(enum npg_result_kind kind, long value)
  *	return uid_eq(cred->euid, tcred->suid) || uid_eq(cred->euid, tcred->uid) ||
  *	       uid_eq(cred->uid, tcred->suid) || uid_eq(cred->uid, tcred->uid) ||
  *	       ns_capable(tcred->user_ns, CAP_KILL);
+ * 2.6.39-3.4 compare the ids only within one namespace
+ * ("cred->user->user_ns == tcred->user->user_ns &&").
  */
 bool npg_kill_ok_by_cred(const struct npg_world *w, const struct npg_task *cur,
 			 const struct npg_task *target)
 {
 	const struct npg_ids *c = &cur->cred.uid, *tc = &target->cred.uid;
 
-	return c->eff == tc->saved || c->eff == tc->real || c->real == tc->saved ||
-	       c->real == tc->real || npg_ns_capable(w, cur, target->cred.userns, NPG_CAP_KILL);
+	return (npg_ids_comparable(w, &cur->cred, &target->cred) &&
+		(c->eff == tc->saved || c->eff == tc->real || c->real == tc->saved ||
+		 c->real == tc->real)) ||
+	       npg_ns_capable(w, cur, target->cred.userns, NPG_CAP_KILL);
 }
 
 /*

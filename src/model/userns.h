@@ -1,9 +1,12 @@
 /*
- * User namespaces (3.8+ semantics: uid_map/gid_map, unprivileged
- * creation): what ids a task's system calls name, which capabilities
- * count where, and which count a task is charged to -- one per kernel uid
- * up to 5.13, one per (namespace, uid) with a chain of ancestors since
- * 5.14 (kernel/ucount.c).
+ * User namespaces: what ids a task's system calls name, which
+ * capabilities count where, and which count a task is charged to. Since
+ * 3.8 (uid_map/gid_map, unprivileged creation) ids are kernel ids, one
+ * count per kernel uid up to 5.13, one per (namespace, uid) with a chain
+ * of ancestors since 5.14 (kernel/ucount.c). In 2.6.39-3.4
+ * (npg_world.userns_idmaps false) a namespace has no map: its ids are its
+ * own, and so are its user_structs -- one count per (namespace, uid), no
+ * chain.
  */
 #ifndef NPG_MODEL_USERNS_H
 #define NPG_MODEL_USERNS_H
@@ -81,5 +84,15 @@ bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int tar
 /* the same for credentials that are no task's own (ptracer_cred) */
 bool npg_cred_ns_capable(const struct npg_world *w, const struct npg_cred *c, int target_ns,
 			 int cap);
+/*
+ * May the ids of @a and @b be compared? Kernel ids always (3.8+); in
+ * 2.6.39-3.4 only within one namespace: "cred->user->user_ns ==
+ * tcred->user->user_ns &&" before the ids in kill_ok_by_cred(),
+ * check_prlimit_permission() and __ptrace_may_access()
+ */
+bool npg_ids_comparable(const struct npg_world *w, const struct npg_cred *a,
+			const struct npg_cred *b);
+/* INIT_USER, the initial namespace's root user_struct: real uid 0 there */
+bool npg_init_user(const struct npg_world *w, const struct npg_cred *c);
 
 #endif

@@ -3,7 +3,8 @@
  * unshare() and clone(CLONE_NEWUSER), setns() (userns_install()), the
  * /proc/PID/uid_map, gid_map and setgroups files, and
  * user.max_user_namespaces (kernel/user_namespace.c, kernel/fork.c,
- * kernel/ucount.c, fs/proc/base.c; 6.1).
+ * kernel/ucount.c, fs/proc/base.c; 6.1). Before 3.8 only clone() made one,
+ * as 2.6.39-3.4 did (3.0 here; npg_world.userns_idmaps false).
  */
 #include <errno.h>
 #include <limits.h>
@@ -135,6 +136,47 @@ static void commit_userns(struct npg_world *w, int t, const struct npg_cred *new
 }
 
 /*
+ * kernel/user_namespace.c, create_user_ns() of 2.6.39-3.4, from
+ * copy_creds() for the child's credentials @new:
+ *	root_user = alloc_uid(ns, 0);
+ *	ns->creator = new->user;
+ *	new->user = root_user;
+ *	new->uid = new->euid = new->suid = new->fsuid = 0;
+ *	new->gid = new->egid = new->sgid = new->fsgid = 0;
+ *	put_group_info(new->group_info);
+ *	new->group_info = get_group_info(&init_groups);
+ * The capabilities and securebits stay the parent's, and copy_creds()
+ * charges the child to the new root user_struct. No map, no count or
+ * depth of namespaces: do_fork()'s capable() already keeps a child
+ * namespace's tasks from making one.
+ */
+static int create_user_ns_2_6_39(struct npg_world *w, int ns, struct npg_cred *new)
+{
+	int err;
+
+	if (ns <= 0 || ns > NPG_MAX_USERNS)
+		return -EINVAL;
+	if ((err = userns_table(w)) < 0)
+		return err;
+	w->userns[ns] = (struct npg_userns){
+		.exists = true,
+		.parent = new->userns,
+		.level = (new->userns ? w->userns[new->userns].level : 0) + 1,
+		.owner = new->uid.real,		/* ns->creator: the user_struct of the real uid */
+		.group = new->gid.real,
+		.nproc_max = NPG_RLIM_INFINITY,
+		.setgroups_allowed = true,
+		.max_user_namespaces = INT_MAX,
+	};
+	new->userns = ns;
+	new->uid = (struct npg_ids){ 0, 0, 0, 0 };
+	new->gid = (struct npg_ids){ 0, 0, 0, 0 };
+	new->ngroups = 0;
+	new->charged_to = 0;
+	return 0;
+}
+
+/*
  * kernel/user_namespace.c, create_user_ns() for credentials @new of the
  * caller @t (unshare: its own; clone: its child's):
  *	if (parent_ns->level > 32) -ENOSPC
@@ -153,6 +195,8 @@ static int create_user_ns(struct npg_world *w, int t, int ns, struct npg_cred *n
 	int parent = new->userns, err;
 	struct npg_userns *u;
 
+	if (!w->userns_idmaps)
+		return create_user_ns_2_6_39(w, ns, new);
 	if (ns <= 0 || ns > NPG_MAX_USERNS)
 		return -EINVAL;
 	if ((err = userns_table(w)) < 0)
@@ -290,11 +334,15 @@ static int map_write(struct npg_world *w, const struct npg_cred *c, int ns, bool
 	return 0;
 }
 
-/* the maps a step has the harness write, uid_map first */
+/* the maps a step has the harness write, uid_map first; before 3.8
+ * (3.5, in fact) there is no /proc/PID/uid_map to open */
 static struct npg_result harness_maps(struct npg_world *w, int ns, const struct npg_idmap *uid_map,
 				      const struct npg_idmap *gid_map)
 {
 	int err;
+
+	if (!w->userns_idmaps && ((uid_map && uid_map->nr) || (gid_map && gid_map->nr)))
+		return result(NPG_R_ERRNO, ENOENT);
 
 	if (uid_map && uid_map->nr && (err = map_write(w, NULL, ns, false, uid_map)) < 0)
 		return result(NPG_R_ERRNO, -err);
@@ -309,7 +357,8 @@ static struct npg_result harness_maps(struct npg_world *w, int ns, const struct 
  * to the ucounts (new ns, uid) -- "if (new->user != old->user ||
  * new->user_ns != old->user_ns)" in commit_creds() -- and so still counts
  * for the owner in the parent namespace through the chain. Up to 5.13 its
- * user_struct, and so its count, stay the same.
+ * user_struct, and so its count, stay the same. Before 3.8
+ * check_unshare_flags() knows no CLONE_NEWUSER: EINVAL.
  */
 struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 				       const struct npg_idmap *uid_map,
@@ -317,6 +366,9 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 {
 	struct npg_cred new = w->tasks[t].cred;
 	int err;
+
+	if (!w->userns_idmaps)
+		return result(NPG_R_ERRNO, EINVAL);
 
 	if (!single_threaded(w, t))
 		return result(NPG_R_ERRNO, EINVAL);
@@ -332,14 +384,26 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
  * charges the child to its new ucounts; the RLIMIT_NPROC test comes
  * before it up to 5.16 (the parent's count) and after it since 5.17 (the
  * child's chain): npg_copy_process(). A process with threads may: the
- * child is alone.
+ * child is alone. Before 3.8, do_fork() first:
+ *	if (clone_flags & CLONE_NEWUSER) {
+ *		if (!capable(CAP_SYS_ADMIN) || !capable(CAP_SETUID) ||
+ *				!capable(CAP_SETGID))
+ *			return -EPERM;
+ * capable(): in the initial namespace.
  */
 struct npg_result npg_sys_clone_user(struct npg_world *w, int t, int child, int ns,
 				     const struct npg_idmap *uid_map,
 				     const struct npg_idmap *gid_map)
 {
+	const struct npg_task *task = &w->tasks[t];
+	struct npg_result r;
+
+	if (!w->userns_idmaps && (!npg_capable(task, NPG_CAP_SYS_ADMIN) ||
+				  !npg_capable(task, NPG_CAP_SETUID) ||
+				  !npg_capable(task, NPG_CAP_SETGID)))
+		return result(NPG_R_ERRNO, EPERM);
 	/* create_user_ns() checks @ns and makes the table */
-	struct npg_result r = npg_copy_process(w, t, child, false, ns);
+	r = npg_copy_process(w, t, child, false, ns);
 
 	if (r.kind != NPG_R_OK)
 		return r;
@@ -360,7 +424,8 @@ int npg_copy_creds_newuser(struct npg_world *w, int t, int ns, struct npg_cred *
  *	if (!ns_capable(user_ns, CAP_SYS_ADMIN)) -EPERM
  * then set_cred_user_ns() and set_cred_ucounts(), as unshare(). No
  * namespace of that name (not created under this policy): no descriptor,
- * EBADF.
+ * EBADF. Before 3.8 a user namespace has no /proc/PID/ns/user to open
+ * (proc_ns_operations gained userns_operations in 3.8): ENOENT.
  */
 struct npg_result npg_sys_setns_user(struct npg_world *w, int t, int ns)
 {
@@ -369,6 +434,8 @@ struct npg_result npg_sys_setns_user(struct npg_world *w, int t, int ns)
 
 	if (ns <= 0 || ns > NPG_MAX_USERNS || !w->userns || !w->userns[ns].exists)
 		return result(NPG_R_ERRNO, EBADF);
+	if (!w->userns_idmaps)
+		return result(NPG_R_ERRNO, ENOENT);
 	if (ns == task->cred.userns || !single_threaded(w, t))
 		return result(NPG_R_ERRNO, EINVAL);
 	if (!npg_ns_capable(w, task, ns, NPG_CAP_SYS_ADMIN))
@@ -424,13 +491,17 @@ static int proc_target(const struct npg_world *w, int target)
  * proc_id_map_open() takes @target's namespace; proc_uid_map_write():
  *	if (!ns->parent) return -EPERM;
  *	if ((seq_ns != ns) && (seq_ns != ns->parent)) return -EPERM;
- * (seq_ns: the writer's namespace), then map_write().
+ * (seq_ns: the writer's namespace), then map_write(). No such file before
+ * 3.8 (the model's namespaces of 2.6.39-3.4): ENOENT.
  */
 struct npg_result npg_sys_write_idmap(struct npg_world *w, int t, int target, bool gid,
 				      const struct npg_idmap *map)
 {
 	const struct npg_task *tsk = &w->tasks[target];
 	int ns = tsk->cred.userns, err;
+
+	if (!w->userns_idmaps)
+		return result(NPG_R_ERRNO, ENOENT);
 
 	if ((err = proc_target(w, target)) < 0)
 		return result(NPG_R_ERRNO, -err);

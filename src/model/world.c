@@ -20,6 +20,7 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 	w->userns_map_root_setfcap = p->userns_map_root_setfcap;
 	w->userns_max_sysctl = p->userns_max_sysctl;
 	w->fcaps_v3 = p->fcaps_v3;
+	w->userns_idmaps = p->userns_idmaps;
 	w->yama_scope = -1;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));
@@ -49,11 +50,22 @@ static struct npg_count *count_slot(const struct npg_world *w, int ns, npg_id ui
 	return NULL;
 }
 
-/* Up to 5.13 a task is charged to its user_struct, one per kernel uid
- * whatever the namespace (kernel/user.c, uidhash_table keyed on kuid) */
+/*
+ * 3.8-5.13: a task is charged to its user_struct, one per kernel uid
+ * whatever the namespace (kernel/user.c, uidhash_table keyed on kuid).
+ * 2.6.39-3.4: every namespace has its own uidhash_table
+ * (alloc_uid(current_user_ns(), uid)), so one count per (namespace, uid),
+ * as the ucounts of 5.14+ but without their chain.
+ */
 static int count_ns(const struct npg_world *w, int ns)
 {
-	return w->policy->ucounts ? ns : NPG_USERNS_INITIAL;
+	return w->policy->ucounts || !w->userns_idmaps ? ns : NPG_USERNS_INITIAL;
+}
+
+/* is the count of @ns charged to its creator's in the parent namespace too? */
+static bool charged_up_the_chain(const struct npg_world *w, int ns)
+{
+	return ns != NPG_USERNS_INITIAL && w->policy->ucounts;
 }
 
 long npg_count_in(const struct npg_world *w, int ns, npg_id uid)
@@ -105,7 +117,7 @@ void npg_charge(struct npg_world *w, const struct npg_cred *c, long delta)
 
 	for (;;) {
 		level_add(w, ns, uid, delta);
-		if (ns == NPG_USERNS_INITIAL)
+		if (!charged_up_the_chain(w, ns))
 			return;
 		uid = w->userns[ns].owner;
 		ns = w->userns[ns].parent;
@@ -140,7 +152,7 @@ bool npg_ucounts_over(const struct npg_world *w, const struct npg_cred *c, uint6
 	for (;;) {
 		if (npg_count_over(npg_count_in(w, ns, uid) + extra, max))
 			return true;
-		if (ns == NPG_USERNS_INITIAL)
+		if (!charged_up_the_chain(w, ns))
 			return false;
 		max = w->userns[ns].nproc_max;
 		uid = w->userns[ns].owner;

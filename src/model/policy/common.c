@@ -19,7 +19,7 @@ int npg_copy_process_2_6(struct npg_world *w, struct npg_task *parent,
 	if (npg_count_at_least(npg_task_count(w, parent), npg_rlimit_nproc(w, parent)) &&
 	    !npg_capable(parent, NPG_CAP_SYS_ADMIN) &&
 	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) &&
-	    parent->cred.uid.real != NPG_INIT_USER)
+	    !npg_init_user(w, &parent->cred))
 		return -EAGAIN;
 	return 0;
 }
@@ -34,6 +34,9 @@ int npg_copy_process_2_6(struct npg_world *w, struct npg_task *parent,
 bool npg_over_limit_at_set_user(const struct npg_world *w, const struct npg_task *cur,
 				const struct npg_cred *new)
 {
-	return npg_count_at_least(npg_count_of(w, new->uid.real), npg_rlimit_nproc(w, cur)) &&
-	       new->uid.real != NPG_INIT_USER;
+	/* alloc_uid(current_user_ns(), new->uid): the namespace's own
+	 * user_struct in 2.6.39-3.4, the kernel uid's since */
+	return npg_count_at_least(npg_count_in(w, new->userns, new->uid.real),
+				  npg_rlimit_nproc(w, cur)) &&
+	       !npg_init_user(w, new);
 }

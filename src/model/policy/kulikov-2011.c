@@ -20,7 +20,7 @@ static int set_user(struct npg_world *w, struct npg_task *cur, const struct npg_
 static int execve(struct npg_world *w, struct npg_task *cur)
 {
 	if (npg_count_over(npg_task_count(w, cur), npg_rlimit_nproc(w, cur)) &&
-	    cur->cred.uid.real != NPG_INIT_USER)
+	    !npg_init_user(w, &cur->cred))
 		return -EAGAIN;
 	return 0;
 }

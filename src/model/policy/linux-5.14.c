@@ -25,7 +25,7 @@ static int copy_process(struct npg_world *w, struct npg_task *parent,
 {
 	(void)charged;	/* the parent's: the test comes before copy_creds() */
 	if (npg_ucounts_over(w, &parent->cred, npg_rlimit_nproc(w, parent), 0) &&
-	    parent->cred.uid.real != NPG_INIT_USER &&
+	    !npg_init_user(w, &parent->cred) &&
 	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) && !npg_capable(parent, NPG_CAP_SYS_ADMIN))
 		return -EAGAIN;
 	parent->nproc_exceeded = false;
@@ -46,7 +46,7 @@ static int set_user(struct npg_world *w, struct npg_task *cur, const struct npg_
 {
 	cur->nproc_exceeded =
 		npg_ucounts_over(w, new, npg_rlimit_nproc(w, cur), 0) &&
-		new->uid.real != NPG_INIT_USER &&
+		!npg_init_user(w, new) &&
 		!npg_capable(cur, NPG_CAP_SYS_RESOURCE) && !npg_capable(cur, NPG_CAP_SYS_ADMIN);
 	return 0;
 }

@@ -25,7 +25,7 @@ static int copy_process(struct npg_world *w, struct npg_task *parent,
 			const struct npg_cred *charged)
 {
 	if (npg_ucounts_over(w, charged, npg_rlimit_nproc(w, parent), 1) &&
-	    parent->cred.uid.real != NPG_INIT_USER &&
+	    !npg_init_user(w, &parent->cred) &&
 	    !npg_capable(parent, NPG_CAP_SYS_RESOURCE) && !npg_capable(parent, NPG_CAP_SYS_ADMIN))
 		return -EAGAIN;
 	parent->nproc_exceeded = false;
@@ -64,7 +64,7 @@ static void flag_nproc_exceeded(struct npg_world *w, struct npg_task *cur,
 	if (new->charged_to == cur->cred.charged_to && new->userns == cur->cred.userns)
 		return;
 	cur->nproc_exceeded = npg_ucounts_over(w, new, npg_rlimit_nproc(w, cur), 0) &&
-			      new->uid.real != NPG_INIT_USER;
+			      !npg_init_user(w, new);
 }
 
 /*
