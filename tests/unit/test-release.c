@@ -73,6 +73,17 @@ int main(void)
 	       "5.11: mapping uid 0 needs nothing more");
 	tap_ok(npg_release_parse(&r, "5.12.0", NULL) == 0 && r.userns_map_root_setfcap,
 	       "5.12: mapping uid 0 needs CAP_SETFCAP");
+	/* 3.8: unshare(CLONE_NEWUSER) and namespaces with maps; 3.0-3.7 the older ones */
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.userns_idmaps,
+	       "3.0.8: the namespaces of 2.6.39-3.4");
+	tap_ok(npg_release_parse(&r, "3.7.10", NULL) == 0 && !r.userns_idmaps,
+	       "3.7: no unshare(CLONE_NEWUSER) yet");
+	tap_ok(npg_release_parse(&r, "3.8.0", NULL) == 0 && r.userns_idmaps,
+	       "3.8: namespaces with maps");
+	tap_ok(npg_release_parse(&r, "5.10.223", NULL) == 0 && r.userns_idmaps,
+	       "5.10: namespaces with maps");
+	tap_ok(!npg_policy_linux_2_6.userns_idmaps && npg_policy_linux_3_1.userns_idmaps &&
+	       npg_policy_linux_6.userns_idmaps, "the eras: before 3.1 none, linux-3.1 on maps");
 	tap_ok(npg_release_parse(&r, "2.6.32", NULL) == 0 && !r.userns_setgroups_knob &&
 	       !r.ptrace_user_ns_rules, "2.6.32: the oldest rules");
 	{
