@@ -141,6 +141,9 @@ static void clone_user(struct gen *g, int a)
 	if (g->nuserns == MAX_GEN_USERNS || g->ntasks == MAX_GEN_TASKS)
 		return;
 	gen_maps(g, g->t[a].ns != 0, map, sizeof(map));
+	/* 2.6.39-3.4: no map can be written (ENOENT), so mostly none */
+	if ((g->flags & NPG_RANDOM_USERNS_2_6_39) && pick(&g->rng, 4))
+		map[0] = '\0';
 	c = add_task(g, "c", false, 0, g->t[a].leader);
 	g->nuserns++;
 	g->t[c].ns = g->nuserns;
@@ -235,8 +238,12 @@ static void step(struct gen *g)
 		}
 		break;
 	case 21: case 22:	/* user namespaces: rootless containers and others */
-		if (!(g->flags & NPG_RANDOM_NO_USERNS))
+		if (g->flags & NPG_RANDOM_NO_USERNS)
+			break;
+		if (!(g->flags & NPG_RANDOM_USERNS_2_6_39) || pick(&g->rng, 4) == 0)
 			unshare(g, a);
+		else
+			clone_user(g, a);
 		break;
 	case 27:	/* PTRACE_SEIZE of any task, a thread, a dead one, itself */
 		b = pick(&g->rng, g->ntasks);
@@ -260,7 +267,8 @@ static void step(struct gen *g)
 			clone_user(g, a);
 		break;
 	case 31: case 32:
-		if (!(g->flags & NPG_RANDOM_NO_USERNS))
+		if (!(g->flags & NPG_RANDOM_NO_USERNS) &&
+		    (!(g->flags & NPG_RANDOM_USERNS_2_6_39) || pick(&g->rng, 4) == 0))
 			administer(g, a);
 		break;
 	case 4:

@@ -17,6 +17,9 @@ int npg_random_scenario(uint64_t seed, int n, unsigned flags, char *buf, size_t 
 /* for a kernel without user namespaces (before 3.8, or CONFIG_USER_NS=n):
  * none of their operations, whose every later step could not be compared */
 #define NPG_RANDOM_NO_USERNS 1u
+/* for a kernel with the namespaces of 2.6.39-3.4 (3.0-3.7): mostly clone()
+ * without maps, which is all it has; the rest rarely, for their refusals */
+#define NPG_RANDOM_USERNS_2_6_39 2u
 
 /*
  * Delta-debug @text line by line: remove lines while @still_fails says the

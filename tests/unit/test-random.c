@@ -82,5 +82,42 @@ int main(void)
 		tap_is(parsed_plain, N, "without user namespaces: every scenario parses");
 		tap_is(with_ns, 0, "and none touches a namespace");
 	}
+	{
+		/* 2.6.39-3.4's: clone() mostly, its namespaces made under linux-2.6 */
+		int clones = 0, others = 0, made = 0;
+
+		for (int n = 0; n < N; n++) {
+			int len = npg_random_scenario(1, n, NPG_RANDOM_USERNS_2_6_39, text, sizeof(text));
+			struct npg_scenario *sc = len < 0 ? NULL :
+				npg_scenario_parse("random", text, (size_t)len, stdout);
+			struct npg_backend b = { 0 };
+			const struct npg_world *w;
+
+			if (!sc)
+				continue;
+			for (int s = 0; s < sc->nstmts; s++) {
+				enum npg_opcode c = sc->stmts[s].op.code;
+
+				if (sc->stmts[s].kind != NPG_STMT_STEP)
+					continue;
+				clones += c == NPG_OP_CLONE_USER;
+				others += c == NPG_OP_UNSHARE_USER || c == NPG_OP_SETNS_USER ||
+					  c == NPG_OP_WRITE_IDMAP;
+			}
+			npg_model_backend_init(&b, &npg_policy_linux_2_6, NPG_CAP_ALL);
+			if (b.ops->start(&b, sc) == 0) {
+				for (int s = 0; s < sc->nstmts; s++)
+					if (sc->stmts[s].kind == NPG_STMT_STEP)
+						b.ops->step(&b, &sc->stmts[s]);
+				w = npg_model_world(&b);
+				for (int k = 1; w->userns && k <= NPG_MAX_USERNS; k++)
+					made += w->userns[k].exists;
+				b.ops->stop(&b);
+			}
+			npg_scenario_free(sc);
+		}
+		tap_ok(clones > 2 * others, "2.6.39-3.4: clone %d times, the rest %d", clones, others);
+		tap_ok(made > N / 20, "and namespaces are made under linux-2.6 (%d)", made);
+	}
 	return tap_done();
 }
