@@ -125,15 +125,16 @@ test: all
 
 # Both passes always run: a failure in the first must not hide the second's
 # results. One summary line per pass; the exit status fails if either did.
+# The sanitized build goes beside $(BUILD), in $(BUILD)-san.
 check: deps
-	$(MAKE) --no-print-directory BUILD=build all
-	$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
+	$(MAKE) --no-print-directory BUILD=$(BUILD) all
+	$(MAKE) --no-print-directory BUILD=$(BUILD)-san SAN=1 all
 	@plain=passed; san=passed; \
-	NPG_BUILD=$(abspath build) prove tests/run-unit.sh tests/cli/*.t || plain=FAILED; \
-	NPG_BUILD=$(abspath build-san) ASAN_OPTIONS=detect_leaks=1 \
+	NPG_BUILD=$(abspath $(BUILD)) prove tests/run-unit.sh tests/cli/*.t || plain=FAILED; \
+	NPG_BUILD=$(abspath $(BUILD)-san) ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove tests/run-unit.sh tests/cli/*.t || san=FAILED; \
-	echo "make check: plain build (build/): $$plain"; \
-	echo "make check: ASan+UBSan build (build-san/): $$san"; \
+	echo "make check: plain build ($(BUILD)/): $$plain"; \
+	echo "make check: ASan+UBSan build ($(BUILD)-san/): $$san"; \
 	test $$plain = passed && test $$san = passed
 
 # all, not only the binary: the README's next examples use the hardening
