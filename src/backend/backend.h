@@ -79,6 +79,9 @@ struct npg_host {
 	bool no_new_privs;		/* this process has it: every task it makes will */
 	int yama_scope;			/* kernel.yama.ptrace_scope, -1 without Yama */
 	bool userns;			/* user namespaces exist (/proc/self/ns/user, 3.8+) */
+	/* 2.6.39-3.4's user namespaces instead: clone(CLONE_NEWUSER) only, no
+	 * maps (its CONFIG_USER_NS shows only when a clone() is tried) */
+	bool userns_legacy;
 	int suid_dumpable;		/* fs.suid_dumpable */
 };
 

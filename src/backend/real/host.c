@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/real/idmap.h"
 #include "backend/real/procfs.h"
 
 /*
@@ -35,6 +36,8 @@ int npg_host_probe(struct npg_host *h)
 	struct utsname u;
 	struct rlimit lim;
 	struct npg_proc_task self;
+	enum npg_userns_form form;
+	char why[160];
 
 	memset(h, 0, sizeof(*h));
 	/*
@@ -61,8 +64,10 @@ int npg_host_probe(struct npg_host *h)
 	h->cap_eff = self.cap_eff & NPG_CAP_ALL;
 	h->cap_beyond = self.cap_bnd & self.cap_prm & ~NPG_CAP_ALL;
 	h->no_new_privs = self.no_new_privs;
-	/* CONFIG_USER_NS on a 3.8+ kernel: the namespace's /proc entry */
-	h->userns = access("/proc/self/ns/user", F_OK) == 0;
+	/* CONFIG_USER_NS on a 3.8+ kernel: the namespace's /proc entry; or 2.6.39-3.4's */
+	form = npg_userns_form_probe(why, sizeof(why));
+	h->userns = form == NPG_USERNS_MAPS;
+	h->userns_legacy = form == NPG_USERNS_LEGACY;
 	if (getrlimit(RLIMIT_NPROC, &lim) < 0)
 		return -1;
 	h->nproc_hard = lim.rlim_max == RLIM_INFINITY ? NPG_RLIM_INFINITY : lim.rlim_max;

@@ -33,6 +33,37 @@ static long read_long(const char *path)
 	return end == buf ? -1 : v;
 }
 
+/* major.minor.patch as one number, to compare releases */
+#define RELEASE(a, b, c) ((a) * 65536 + (b) * 256 + (c))
+
+enum npg_userns_form npg_userns_form_probe(char *why, size_t len)
+{
+	struct npg_release rel;
+	int v;
+
+	/* ns/user: 3.8 ("userns: Implement setns for the user namespace"); uid_map: 3.5 */
+	if (access("/proc/self/ns/user", F_OK) == 0 && access("/proc/self/uid_map", F_OK) == 0)
+		return NPG_USERNS_MAPS;
+	if (npg_running_release(&rel) < 0) {
+		snprintf(why, len, "this kernel has no user namespaces with id maps "
+			 "(/proc/self/ns/user), and its release cannot be read");
+		return NPG_USERNS_NONE;
+	}
+	v = RELEASE(rel.major, rel.minor < 255 ? rel.minor : 255, rel.patch < 255 ? rel.patch : 255);
+	if (v >= RELEASE(3, 8, 0))
+		snprintf(why, len, "this kernel has no user namespaces (/proc/self/ns/user: "
+			 "CONFIG_USER_NS is off)");
+	else if (v >= RELEASE(3, 5, 0))
+		snprintf(why, len, "3.5-3.7's user namespaces (uid_map, with 3.0's privileged "
+			 "clone() and no unshare()) are neither form the model has");
+	else if (v >= RELEASE(2, 6, 39))
+		return NPG_USERNS_LEGACY;
+	else
+		snprintf(why, len, "the user namespaces before 2.6.39 (capabilities not relative "
+			 "to the namespace) are not modelled");
+	return NPG_USERNS_NONE;
+}
+
 int npg_idmap_probe(struct npg_idmap_host *h)
 {
 	struct npg_release rel;
@@ -51,12 +82,19 @@ int npg_idmap_probe(struct npg_idmap_host *h)
 	    (rel.major > 4 || (rel.major == 4 && rel.minor >= 15)))
 		h->max_lines = 340;
 	/* ns/user and uid_map: 3.8 (unprivileged user namespaces, 22d917d80e84), CONFIG_USER_NS */
-	if (stat("/proc/self/ns/user", &st) < 0 || access("/proc/self/uid_map", F_OK) < 0) {
-		snprintf(h->unsupported, sizeof(h->unsupported), "this kernel has no user "
-			 "namespaces with id maps (/proc/self/ns/user, /proc/self/uid_map: "
-			 "3.8+ with CONFIG_USER_NS)");
+	switch (npg_userns_form_probe(h->unsupported, sizeof(h->unsupported))) {
+	case NPG_USERNS_LEGACY:
+		h->legacy = true;
+		snprintf(h->unsupported, sizeof(h->unsupported), "2.6.39-3.4's user namespaces "
+			 "have no id maps");
 		return 0;
+	case NPG_USERNS_NONE:
+		return 0;
+	case NPG_USERNS_MAPS:
+		break;
 	}
+	if (stat("/proc/self/ns/user", &st) < 0)
+		return -1;
 	h->init_ino = (uint64_t)st.st_ino;
 	h->supported = true;
 	return 0;
@@ -69,6 +107,20 @@ struct write_report {
 	int err;
 	int which;		/* 0 uid_map, 1 gid_map */
 };
+
+/*
+ * An open that failed with @err ENOENT while the task's directory is
+ * there: the kernel has no such file (/proc/PID/uid_map and gid_map came
+ * in 3.5 with proc_uid_map_write()), which is its answer to the writer,
+ * not a task that went away.
+ */
+static bool no_such_file(pid_t pid, pid_t tid, int err)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return err == ENOENT && access(dir, F_OK) == 0;
+}
 
 /* map_write() of each text, uid_map first; the first failure ends it */
 static void write_here(pid_t pid, pid_t tid, const char *const text[2], struct write_report *rep)
@@ -87,8 +139,8 @@ static void write_here(pid_t pid, pid_t tid, const char *const text[2], struct w
 			 i ? "gid_map" : "uid_map");
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0) {
-			rep->stage = OPEN_FAILED;
 			rep->err = errno;
+			rep->stage = no_such_file(pid, tid, rep->err) ? WROTE : OPEN_FAILED;
 			return;
 		}
 		/* one write: map_write() takes the whole map from offset 0 */

@@ -278,6 +278,18 @@ npg_id npg_real_unmap_id(const struct real_priv *r, uint32_t real)
 	return real;
 }
 
+/*
+ * Are @t's ids the window's? A task of the initial namespace names kernel
+ * ids. So does one of a child namespace before 3.5: ids are raw there,
+ * no map translates them, and each namespace has its own user_structs
+ * (2.6.39-3.4's alloc_uid(ns, uid)), so the window's ids serve in every
+ * namespace and /proc shows them as the task's namespace names them.
+ */
+bool npg_real_ids_in_window(const struct real_priv *r, const struct real_task *t)
+{
+	return t->ns == 0 || r->uns.legacy;
+}
+
 /* Ids a task names in its set*id calls are kernel ids only in the initial namespace */
 static void map_op(const struct real_priv *r, struct npg_op *op)
 {
@@ -323,7 +335,7 @@ void npg_real_build_cmd(struct real_priv *r, const struct real_task *t, const st
 	 * task in a child namespace are that namespace's own, and the maps
 	 * written there send them into the window.
 	 */
-	if (t->ns == 0)
+	if (npg_real_ids_in_window(r, t))
 		map_op(r, &m->op);
 	if (st->op.code == NPG_OP_EXECVE && st->op.file)
 		file_path(r, st->op.file, m->path, sizeof(m->path));
@@ -1323,6 +1335,30 @@ static int collect_vfork_replies(struct real_priv *r)
 	return 0;
 }
 
+/*
+ * Before 3.4 there is no child subreaper: a process whose parent puppet
+ * dies goes to init, which reaps it, and its pid may come back as another
+ * process's. Its start time tells them apart at the end (real_stop()),
+ * whatever its uid -- a task of a child namespace has uid 0 there, out of
+ * the window that the stop otherwise waits to empty.
+ */
+static void remember_start(const struct real_priv *r, struct real_task *c)
+{
+	struct npg_proc_task pt;
+
+	if (!r->subreaper && npg_proc_read_task(c->pid, c->pid, &pt) == 0)
+		c->starttime = pt.starttime;
+}
+
+/* Is @t's process (a leader) still there, and the one the run made? */
+static bool still_there(const struct real_task *t)
+{
+	struct npg_proc_task pt;
+
+	return npg_proc_read_task(t->pid, t->pid, &pt) == 0 &&
+	       (t->starttime == 0 || pt.starttime == t->starttime);
+}
+
 struct npg_result npg_real_step_new_task(struct npg_backend *b, struct real_priv *r,
 				       struct real_task *t, const struct npg_stmt *st)
 {
@@ -1376,6 +1412,7 @@ hello:
 	    st->op.code == NPG_OP_CLONE_USER) {
 		npg_teardown_remember(c->pid);
 		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+		remember_start(r, c);
 	}
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
@@ -1435,6 +1472,7 @@ static void take_over_leader(struct real_priv *r, struct real_task *t,
 		old->sock = -1;
 		t->pidfd = old->pidfd;
 		old->pidfd = -1;
+		t->starttime = old->starttime;	/* de_thread(): "tsk->start_time = leader->start_time" */
 	}
 	t->tid = hello->tid;
 }
@@ -1901,7 +1939,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		child->exit_known = true;
 		child->exit_status = m.wait_status;
 	}
-	if (m.result == NPG_R_ID && t->ns == 0)
+	if (m.result == NPG_R_ID && npg_real_ids_in_window(r, t))
 		m.value = npg_real_unmap_id(r, (uint32_t)m.value);
 	/*
 	 * In a child namespace setfsuid() returns the old fs id in that
@@ -1986,6 +2024,33 @@ static bool in_window(const struct real_priv *r, uint32_t id)
 	return id >= r->base && id - r->base < NPG_UID_WINDOW;
 }
 
+/* Count one task of the machine for (@ns, @ruid) */
+static void count_at(struct real_priv *r, int ns, uint32_t ruid)
+{
+	const struct npg_scenario *sc = r->sc;
+
+	for (int u = 0; u < sc->nnames; u++)
+		if (!sc->names[u].group && r->count_uids[u] == ruid)
+			r->counts[ns * sc->nnames + u]++;
+}
+
+/*
+ * 2.6.39-3.4: a task counts once, for its real uid in its own namespace
+ * ("alloc_uid(current_user_ns(), uid)" in 3.0's kernel/user.c: every
+ * namespace has its own uidhash_table, and no user_struct is charged in
+ * the parent). /proc names no namespace: a task of the scenario is in
+ * the one the backend recorded, every other task of the machine in the
+ * initial one (only the run's clone() makes namespaces, and only its
+ * tasks are in them).
+ */
+static int count_task_legacy(struct real_priv *r, pid_t tid, uint32_t ruid)
+{
+	int i = npg_real_task_of_tid(r, tid);
+
+	count_at(r, i >= 0 ? r->tasks[i].ns : 0, ruid);
+	return 0;
+}
+
 /*
  * One task of the machine. Since 5.14 it counts at every level of its
  * chain (inc_rlimit_ucounts(): "for (iter = ucounts; iter; iter =
@@ -1997,10 +2062,11 @@ static int count_task(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ino, void *a
 {
 	struct count_scan *c = arg;
 	struct real_priv *r = c->r;
-	const struct npg_scenario *sc = r->sc;
 	uint32_t key = ruid;
 	int ns = 0;
 
+	if (r->uns.legacy && r->ns_made > 0)
+		return count_task_legacy(r, tid, ruid);
 	if (c->chain) {
 		if (ino == 0)
 			return 0;	/* gone since its status was read */
@@ -2015,9 +2081,7 @@ static int count_task(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ino, void *a
 		}
 	}
 	for (;;) {
-		for (int u = 0; u < sc->nnames; u++)
-			if (!sc->names[u].group && r->count_uids[u] == key)
-				r->counts[ns * sc->nnames + u]++;
+		count_at(r, ns, key);
 		if (ns == 0)
 			return 0;
 		key = r->userns[ns].owner;
@@ -2030,7 +2094,7 @@ static long real_count(struct npg_backend *b, int ns, npg_id uid)
 {
 	struct real_priv *r = b->priv;
 	const struct npg_scenario *sc = r->sc;
-	int level = r->ucounts ? ns : 0;
+	int level = r->ucounts || r->uns.legacy ? ns : 0;
 
 	if (ns < 0 || ns > sc->nuserns || !r->userns[ns].created)
 		return 0;
@@ -2073,8 +2137,9 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 				 "could not be run here", sc->userns[st->ns - 1].name);
 			return false;
 		}
-		/* a child namespace's level has the scenario's tasks alone (5.14+) */
-		if (st->user == 0 && (st->ns == 0 || !r->ucounts)) {
+		/* a child namespace's level has the scenario's tasks alone (5.14+; and
+		 * 2.6.39-3.4, whose namespaces have their own user_structs) */
+		if (st->user == 0 && (st->ns == 0 || (!r->ucounts && !r->uns.legacy))) {
 			snprintf(b->reason, sizeof(b->reason),
 				 "root's count here includes the machine's own processes");
 			return false;
@@ -2157,6 +2222,42 @@ static int await_empty_window(const struct real_priv *r)
 	return -1;
 }
 
+/* A leader the stop kills and, without a subreaper, waits for: its start time was taken */
+static bool orphan_candidate(const struct real_task *t)
+{
+	return t->created && !t->gone && t->tid == t->pid && t->starttime != 0;
+}
+
+/*
+ * Without a subreaper (before 3.4), init reaps the run's orphans, whose
+ * uid may be outside the window (0 in a child namespace, or root's):
+ * wait until each process whose start time was taken is gone, or its pid
+ * is another process's. 0, or -1 if some were still there after
+ * STOP_TIMEOUT_MS.
+ */
+static int await_orphans(const struct real_priv *r)
+{
+	struct timespec pause = { 0, 2000000 };
+
+	for (int i = 0; i < STOP_TIMEOUT_MS / 2; i++) {
+		bool left = false;
+
+		for (int k = 0; k < r->sc->ntasks; k++) {
+			const struct real_task *t = &r->tasks[k];
+
+			if (orphan_candidate(t) && still_there(t)) {
+				left = true;
+				if (i % 50 == 0)
+					kill(t->pid, SIGKILL);
+			}
+		}
+		if (!left)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	return -1;
+}
+
 /*
  * Returns only when every process of the run is gone -- after a failed
  * start too -- so that the next run finds the window empty.
@@ -2173,7 +2274,9 @@ static void real_stop(struct npg_backend *b)
 		for (int i = 0; r->sc && i < r->sc->ntasks; i++) {
 			struct real_task *t = &r->tasks[i];
 
-			if (t->created && !t->gone && t->tid == t->pid)
+			/* a pid that init reaped and gave to another process is not killed */
+			if (t->created && !t->gone && t->tid == t->pid &&
+			    (t->starttime == 0 || still_there(t)))
 				kill(t->pid, SIGKILL);
 			if (t->sock >= 0)
 				close(t->sock);
@@ -2193,7 +2296,8 @@ static void real_stop(struct npg_backend *b)
 	npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
 	if (r->execdir[0])
 		npg_execdir_remove(r->execdir);
-	if (reap_everything(r) < 0 || (!r->subreaper && await_empty_window(r) < 0))
+	if (reap_everything(r) < 0 ||
+	    (!r->subreaper && (await_empty_window(r) < 0 || (r->tasks && await_orphans(r) < 0))))
 		fprintf(stderr, "nprocguard: warning: processes of uids %u..%u were still "
 			"there %d s after the run ended\n", r->base, r->base + NPG_UID_WINDOW - 1,
 			STOP_TIMEOUT_MS / 1000);

@@ -37,7 +37,10 @@ struct real_task {
 	/* a vfork() child: 1 + the task whose reply waits for its exec or exit; 0: none */
 	int vfork_waiter;
 	bool shares_mm;		/* a vfork() child that has not exec'd: its parent's memory */
-	int ns;			/* its user namespace (0 initial, 1 + index): last seen */
+	/* its user namespace (0 initial, 1 + index): last seen; before 3.8,
+	 * which has no /proc/PID/ns/user, as the backend recorded it (the
+	 * creator's, a clone(CLONE_NEWUSER) child's new one) */
+	int ns;
 	/*
 	 * A sanitizer build's vfork() child runs in a copy of its parent's
 	 * memory (puppet.c): one that changed its credentials there changed
@@ -154,6 +157,8 @@ void npg_real_mark_touched(struct real_priv *r);
 /* fork, vfork, thread, clone: the new task as a puppet, its socket passed along */
 struct npg_result npg_real_step_new_task(struct npg_backend *b, struct real_priv *r,
 					 struct real_task *t, const struct npg_stmt *st);
+/* Does @t name the window's ids (the initial namespace; any before 3.5)? Then they are mapped. */
+bool npg_real_ids_in_window(const struct real_priv *r, const struct real_task *t);
 /* A scenario id as a kernel id of the window (0 and -1 stay), and back */
 uint32_t npg_real_map_id(const struct real_priv *r, npg_id id);
 npg_id npg_real_unmap_id(const struct real_priv *r, uint32_t real);

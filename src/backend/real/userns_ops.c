@@ -4,7 +4,9 @@
  * writes after them, the /proc/PID/uid_map, gid_map and setgroups files
  * and user.max_user_namespaces written by a puppet itself, and each
  * namespace the run made held open and recorded (kernel/user_namespace.c,
- * kernel/fork.c, kernel/ucount.c, fs/proc/base.c; 6.1).
+ * kernel/fork.c, kernel/ucount.c, fs/proc/base.c; 6.1). On 2.6.39-3.4
+ * (3.0 here: r->uns.legacy) only clone() makes one, with no map and no
+ * /proc file: the run's bookkeeping is all there is of it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +33,9 @@ int npg_real_task_ns(const struct real_priv *r, const struct real_task *t)
 {
 	uint64_t ino;
 
+	/* 2.6.39-3.4: no /proc/PID/ns/user; the backend's own record (real_priv.h) */
+	if (r->uns.legacy)
+		return t->created ? t->ns : 0;
 	if (!r->uns.supported || !r->ns_made || !t->created)
 		return 0;
 	if (t->gone || npg_proc_task_userns(t->pid, t->tid, &ino) < 0)
@@ -270,6 +275,33 @@ static bool enospc_of_scenario(const struct real_priv *r, int parent)
 	return false;
 }
 
+/* capable() of 2.6.39-3.4: the initial namespace's, which no task of a child one has */
+static bool capable_legacy(const struct real_task *t, const struct npg_proc_task *pt, int cap)
+{
+	return t->ns == 0 && npg_cap_has(pt->cap_eff, cap);
+}
+
+/*
+ * The refusals of 2.6.39-3.4 (3.0): check_unshare_flags() knows no
+ * CLONE_NEWUSER (EINVAL), and do_fork() wants of a clone()
+ *	if (!capable(CAP_SYS_ADMIN) || !capable(CAP_SETUID) ||
+ *			!capable(CAP_SETGID))
+ *		return -EPERM;
+ * then copy_process()'s RLIMIT_NPROC test (EAGAIN), before copy_creds()
+ * calls create_user_ns().
+ */
+static bool legacy_refusal(const struct real_task *t, bool clone,
+			   const struct npg_proc_task *before, int err)
+{
+	if (!clone)
+		return err == EINVAL;
+	if (err == EPERM)
+		return !capable_legacy(t, before, NPG_CAP_SYS_ADMIN) ||
+		       !capable_legacy(t, before, NPG_CAP_SETUID) ||
+		       !capable_legacy(t, before, NPG_CAP_SETGID);
+	return err == EAGAIN;
+}
+
 /*
  * unshare(CLONE_NEWUSER) or clone(CLONE_NEWUSER) by @t failed. The kernel
  * rules the model has: check_unshare_flags() refuses a task with other
@@ -287,6 +319,14 @@ static struct npg_result create_failed(struct npg_backend *b, struct real_priv *
 	bool clone = st->op.code == NPG_OP_CLONE_USER;
 	char why[200];
 
+	if (r->uns.legacy) {
+		if (legacy_refusal(t, clone, before, err))
+			return (struct npg_result){ .kind = NPG_R_ERRNO, .value = err };
+		/* 3.0's create_user_ns() without CONFIG_USER_NS: "return -EINVAL" */
+		if (clone && err == EINVAL)
+			return not_run(b, r, t, st, "this kernel has no user namespaces: "
+				       "clone(CLONE_NEWUSER) is EINVAL (CONFIG_USER_NS is off)");
+	}
 	if ((err == EINVAL && !clone && has_other_threads(t)) ||
 	    (err == EAGAIN && clone) ||
 	    (err == ENOSPC && enospc_of_scenario(r, parent)) ||
@@ -296,6 +336,44 @@ static struct npg_result create_failed(struct npg_backend *b, struct real_priv *
 	npg_idmap_refusal(t->pid, t->tid, clone ? "clone(CLONE_NEWUSER)" : "unshare(CLONE_NEWUSER)",
 			  err, why, sizeof(why));
 	return not_run(b, r, t, st, why);
+}
+
+/* Hold the namespace task @nt is in open in @u, and its inode number. 0 or -1. */
+static int hold_ns(const struct real_task *nt, struct real_userns *u)
+{
+	char path[64];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/user", (int)nt->pid, (int)nt->tid);
+	u->nsfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (u->nsfd < 0 || fstat(u->nsfd, &sb) < 0)
+		return -1;
+	u->ino = (uint64_t)sb.st_ino;
+	return 0;
+}
+
+/*
+ * 2.6.39-3.4 (3.0's kernel/user_namespace.c create_user_ns(), called by
+ * copy_creds() for the clone child @nt): a namespace with a root
+ * user_struct of its own, "ns->creator = new->user" -- the parent's
+ * user_struct, its real uid -- and the child's ids all 0 in it. No
+ * /proc file names it, no descriptor holds it: the backend knows it by
+ * its bookkeeping alone (npg_real_task_ns()), and no limit is recorded
+ * (no ucounts before 5.14).
+ */
+static void legacy_ns_made(struct real_priv *r, struct real_task *nt, int ns, int parent,
+			   const struct npg_proc_task *before)
+{
+	struct real_userns *u = &r->userns[ns];
+
+	u->created = true;
+	u->nsfd = -1;
+	u->parent = parent;
+	u->level = r->userns[parent].level + 1;
+	u->owner = before->uid[0];
+	u->nproc_max = NPG_RLIM_INFINITY;
+	r->ns_made++;
+	nt->ns = ns;
 }
 
 /*
@@ -313,14 +391,13 @@ static struct npg_result ns_made(struct npg_backend *b, struct real_priv *r, str
 				 const struct npg_proc_task *before, uint64_t soft)
 {
 	struct real_userns *u = &r->userns[ns];
-	char path[64];
-	struct stat sb;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/user", (int)nt->pid, (int)nt->tid);
-	u->nsfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (u->nsfd < 0 || fstat(u->nsfd, &sb) < 0)
+	if (r->uns.legacy) {
+		legacy_ns_made(r, nt, ns, parent, before);
+		return write_maps(b, r, nt, st, ns, parent);
+	}
+	if (hold_ns(nt, u) < 0)
 		return npg_real_broken(b, "opening the new user namespace");
-	u->ino = (uint64_t)sb.st_ino;
 	u->created = true;
 	u->parent = parent;
 	u->level = r->userns[parent].level + 1;
@@ -365,7 +442,7 @@ struct npg_result npg_real_step_unshare(struct npg_backend *b, struct real_priv 
 	struct npg_result res;
 	int parent = t->ns;
 
-	if (!r->uns.supported)
+	if (!r->uns.supported && !r->uns.legacy)
 		return not_run(b, r, t, st, r->uns.unsupported);
 	if (read_creator(t, &before, &soft) < 0)
 		return npg_real_broken(b, "reading the task before unshare()");
@@ -375,6 +452,10 @@ struct npg_result npg_real_step_unshare(struct npg_backend *b, struct real_priv 
 		return create_failed(b, r, t, st, parent, &before, (int)m.value);
 	if (m.result != NPG_R_OK)
 		return (struct npg_result){ .kind = m.result, .value = m.value };
+	/* a kernel before 3.8 that unshares a user namespace is none the model has */
+	if (r->uns.legacy)
+		return not_run(b, r, t, st, "unshare(CLONE_NEWUSER) succeeded on a kernel "
+			       "before 3.8, whose check_unshare_flags() refuses it");
 	return ns_made(b, r, t, st, st->op.target, parent, &before, soft);
 }
 
@@ -392,7 +473,7 @@ struct npg_result npg_real_step_clone_user(struct npg_backend *b, struct real_pr
 	uint64_t soft;
 	int parent = t->ns;
 
-	if (!r->uns.supported)
+	if (!r->uns.supported && !r->uns.legacy)
 		return not_run(b, r, t, st, r->uns.unsupported);
 	if (read_creator(t, &before, &soft) < 0)
 		return npg_real_broken(b, "reading the task before clone()");
@@ -406,6 +487,36 @@ struct npg_result npg_real_step_clone_user(struct npg_backend *b, struct real_pr
 	if (res.kind != NPG_R_OK)
 		return res;
 	return ns_made(b, r, c, st, st->op.value, parent, &before, soft);
+}
+
+/*
+ * setns() into namespace @ns, which the run made, on 2.6.39-3.4: there is
+ * no descriptor to pass, since /proc/PID/ns/ has no "user" entry before
+ * 3.8 (proc_ns_operations gained userns_operations then). The harness
+ * tries to get one as it would on 3.8+ -- from a task of @ns, or its own
+ * when none is left -- and the kernel's ENOENT is the step's result.
+ */
+static struct npg_result legacy_setns(struct npg_backend *b, struct real_priv *r,
+				      struct real_task *t, const struct npg_stmt *st, int ns)
+{
+	char path[64] = "/proc/self/ns/user", why[200];
+	int fd, err;
+
+	for (int i = 0; i < r->sc->ntasks; i++)
+		if (r->tasks[i].created && !r->tasks[i].gone && r->tasks[i].ns == ns) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/user",
+				 (int)r->tasks[i].pid, (int)r->tasks[i].tid);
+			break;
+		}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = errno;
+	if (fd < 0 && err == ENOENT)
+		return (struct npg_result){ .kind = NPG_R_ERRNO, .value = ENOENT };
+	if (fd >= 0)
+		close(fd);
+	snprintf(why, sizeof(why), "opening %s on a kernel before 3.8: %s", path,
+		 fd >= 0 ? "it exists" : strerror(err));
+	return not_run(b, r, t, st, why);
 }
 
 /*
@@ -425,11 +536,15 @@ struct npg_result npg_real_step_setns_user(struct npg_backend *b, struct real_pr
 	struct npg_result res;
 	char why[200];
 
+	if (!r->uns.supported && !r->uns.legacy)
+		return not_run(b, r, t, st, r->uns.unsupported);
 	if (!u->created && u->unknown) {
 		snprintf(why, sizeof(why), "the step that makes namespace '%s' could not be run here",
 			 r->sc->userns[st->op.target - 1].name);
 		return not_run(b, r, t, st, why);
 	}
+	if (r->uns.legacy && u->created)
+		return legacy_setns(b, r, t, st, st->op.target);
 	if (npg_proc_read_task(t->pid, t->tid, &before) < 0)
 		return npg_real_broken(b, "reading the task before setns()");
 	npg_real_build_cmd(r, t, st, 0, &cmd);
@@ -491,16 +606,16 @@ static struct npg_result step_write_file(struct npg_backend *b, struct real_priv
 	if (op->code == NPG_OP_WRITE_SETGROUPS) {
 		/* proc_setgroups_write(): "allow" or "deny", then blanks */
 		snprintf(cmd->text, sizeof(cmd->text), "%s\n", op->value ? "allow" : "deny");
-	} else if (ns > 0) {
+	} else if (ns > 0 && !r->uns.legacy) {
 		if (!map_lines(r, r->userns[ns].parent, gid, map, lines, &n, cmd->text,
 			       sizeof(cmd->text), why, sizeof(why)))
 			return not_run(b, r, t, st, why);
 	} else {
 		/*
-		 * The initial namespace's map, or no task: the kernel refuses
-		 * before it reads a line ("if (!ns->parent) return -EPERM" in
-		 * proc_uid_map_write(); the open's ENOENT), so the lines go as
-		 * they are
+		 * The initial namespace's map, no task, or a kernel before 3.5,
+		 * which has no such file: the kernel refuses before it reads a
+		 * line ("if (!ns->parent) return -EPERM" in proc_uid_map_write();
+		 * the open's ENOENT), so the lines go as they are
 		 */
 		size_t at = 0;
 
@@ -512,7 +627,7 @@ static struct npg_result step_write_file(struct npg_backend *b, struct real_priv
 	}
 	if (!npg_real_exchange(b, r, t, cmd, -1, t, &m, &res))
 		return res;
-	if (m.result == NPG_R_OK && op->code == NPG_OP_WRITE_IDMAP && ns > 0)
+	if (m.result == NPG_R_OK && op->code == NPG_OP_WRITE_IDMAP && ns > 0 && !r->uns.legacy)
 		record_map(&r->userns[ns], gid, map, lines, n);
 	return (struct npg_result){ .kind = m.result, .value = m.value };
 }
@@ -534,7 +649,8 @@ static struct npg_result step_max_userns(struct npg_backend *b, struct real_priv
 	struct npg_wire_msg m;
 	struct npg_result res;
 
-	if (t->ns == 0) {
+	/* before 4.9 there is no such file: the open's ENOENT changes nothing */
+	if (t->ns == 0 && access("/proc/sys/user/max_user_namespaces", F_OK) == 0) {
 		if (npg_proc_read_task(t->pid, t->tid, &pt) < 0)
 			return npg_real_broken(b, "reading the task before its sysctl");
 		if (npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE))
@@ -559,5 +675,8 @@ struct npg_result npg_real_step_write_proc(struct npg_backend *b, struct real_pr
 	npg_real_build_cmd(r, t, st, 0, &cmd);
 	if (st->op.code == NPG_OP_MAX_USERNS)
 		return step_max_userns(b, r, t, st, &cmd);
+	/* a kernel with namespaces of neither modelled form (3.5-3.7's maps, say) */
+	if (!r->uns.supported && !r->uns.legacy)
+		return not_run(b, r, t, st, r->uns.unsupported);
 	return step_write_file(b, r, t, st, &cmd);
 }
