@@ -188,6 +188,13 @@ static void model_view(struct npg_backend *b, int task, struct npg_task *out)
 {
 	const struct npg_world *w = &((struct model_priv *)b->priv)->world;
 
+	/* a task never made has nothing to show: not the parent's copy that
+	 * a failed fork left in its slot (as the real backend's view) */
+	if (w->tasks[task].state == NPG_TASK_ABSENT) {
+		*out = (struct npg_task){ .state = NPG_TASK_ABSENT, .leader = task,
+					  .parent = NPG_HARNESS };
+		return;
+	}
 	*out = w->tasks[task];
 	/* the link as /proc's TracerPid shows it */
 	out->tracer = npg_tracer_of(w, task) + 1;
