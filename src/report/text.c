@@ -170,6 +170,8 @@ int npg_text_finish(struct npg_report *r, const struct npg_run *run)
 	if (run->ncols == 1) {
 		fputs("backend: ", out);
 		npg_safe_fputs(run->cols[0].backend->label, out);
+		if (run->cols[0].policy_index < 0)
+			fputs(" (its era is not among the file's policies: nothing expected)", out);
 		fputc('\n', out);
 	}
 	if (r->table) {

@@ -29,7 +29,7 @@ struct npg_obs {
 
 struct npg_column {
 	struct npg_backend *backend;
-	int policy_index;	/* whose expectations apply */
+	int policy_index;	/* whose expectations apply; -1: none */
 	bool started;
 	char error[256];
 	/* may be NULL: called after the last statement, before the backend stops */

@@ -1059,6 +1059,8 @@ const char *npg_expect_for(const struct npg_expect *e, int pi)
 {
 	const char *def = NULL;
 
+	if (pi < 0)
+		return NULL;
 	for (int i = 0; i < e->nalt; i++) {
 		if (e->alt[i].mask & (1u << pi))
 			return e->alt[i].text;

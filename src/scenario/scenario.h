@@ -179,7 +179,7 @@ int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no
 			  const char *line, size_t len, int first, int task,
 			  struct npg_stmt *out, FILE *err);
 
-/* Which expectation applies to policy index @pi, or NULL. */
+/* Which expectation applies to policy index @pi (-1: none), or NULL. */
 const char *npg_expect_for(const struct npg_expect *e, int pi);
 
 /* Rendering of observed values, in the same canonical form expectations take. */

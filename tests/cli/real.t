@@ -20,6 +20,13 @@ test_expect "regression scenarios hold on the running kernel" '
 	expect_exit 0 "$NPG" run --real -u $BASE "$S"/regression/*.npg && no_leftovers
 '
 
+test_expect "a file for other eras is run but checks nothing on this kernel, and says so" '
+	expect_exit 0 "$NPG" run --real -u $BASE "$S/regression/userns-2-6-39.npg" &&
+	grep -q "^backend: kernel .* (its era is not among the file.s policies: nothing expected)$" \
+		"$TMP/stdout" &&
+	grep -q "^0 expectations: 0 held, 0 failed" "$TMP/stdout" && no_leftovers
+'
+
 test_expect "every scenario conforms: model and kernel agree step by step" '
 	expect_exit 0 "$NPG" conform -u $BASE "$S"/article/*.npg "$S"/regression/*.npg &&
 	grep -q "^conform: [0-9]* scenarios, [0-9]* statements, 0 differences" "$TMP/stdout" &&
