@@ -69,31 +69,31 @@ if userns_open; then
 test_expect "counts at each level: threads and zombies inside, the owner outside" '
 	"$NPG" run --real -u $BASE -f json "$S/userns-counts.npg" >"$TMP/c.json" &&
 	f="$TMP/c.json" &&
-	test "$(count_at $f 21 "alice in box")" = 1 && test "$(count_at $f 21 alice)" = 3 &&
-	test "$(count_at $f 31 "alice in box")" = 3 && test "$(count_at $f 31 alice)" = 5 &&
-	test "$(value_at $f 33)" = box &&
-	test "$(count_at $f 37 "alice in box")" = 1 &&
-	test "$(count_at $f 45 "dave in big")" = 1 && test "$(count_at $f 45 dave)" = 0 &&
-	test "$(count_at $f 53 "carol in big")" = 1 && test "$(count_at $f 53 carol)" = 0 &&
-	test "$(count_at $f 62 "carol in big")" = 0 && no_leftovers
+	test "$(count_at $f 20 "alice in box")" = 1 && test "$(count_at $f 20 alice)" = 3 &&
+	test "$(count_at $f 30 "alice in box")" = 3 && test "$(count_at $f 30 alice)" = 5 &&
+	test "$(value_at $f 32)" = box &&
+	test "$(count_at $f 36 "alice in box")" = 1 &&
+	test "$(count_at $f 44 "dave in big")" = 1 && test "$(count_at $f 44 dave)" = 0 &&
+	test "$(count_at $f 52 "carol in big")" = 1 && test "$(count_at $f 52 carol)" = 0 &&
+	test "$(count_at $f 61 "carol in big")" = 0 && no_leftovers
 '
 
 test_expect "nested namespaces: a count at every level, and the limit a parent level recorded" '
 	"$NPG" run --real -u $BASE -f json "$S/userns-nested.npg" >"$TMP/n.json" &&
 	f="$TMP/n.json" &&
-	test "$(value_at $f 24)" = ok && test "$(count_at $f 24 "u3 in L1")" = 2 &&
-	test "$(value_at $f 37)" = EAGAIN &&
-	test "$(value_at $f 44)" = ok && test "$(count_at $f 46 "u5 in L3")" = 1 &&
-	test "$(count_at $f 46 "u5 in L2")" = 2 && test "$(count_at $f 46 "u3 in L1")" = 2 &&
-	test "$(count_at $f 46 u3)" = 0 && test "$(value_at $f 51)" = EAGAIN && no_leftovers
+	test "$(value_at $f 23)" = ok && test "$(count_at $f 23 "u3 in L1")" = 2 &&
+	test "$(value_at $f 36)" = EAGAIN &&
+	test "$(value_at $f 43)" = ok && test "$(count_at $f 45 "u5 in L3")" = 1 &&
+	test "$(count_at $f 45 "u5 in L2")" = 2 && test "$(count_at $f 45 "u3 in L1")" = 2 &&
+	test "$(count_at $f 45 u3)" = 0 && test "$(value_at $f 50)" = EAGAIN && no_leftovers
 '
 
 test_expect "fork inside fails at the creator's count against the limit recorded at unshare" '
 	"$NPG" run --real -u $BASE -f json "$S/userns-limit-recorded.npg" >"$TMP/l.json" &&
 	f="$TMP/l.json" &&
-	test "$(value_at $f 22)" = ok && test "$(value_at $f 21)" = "8 8" &&
-	test "$(value_at $f 25)" = EAGAIN && test "$(count_at $f 25 alice)" = 4 &&
-	test "$(count_at $f 25 "alice in box")" = 2 && test "$(value_at $f 45)" = ok && no_leftovers
+	test "$(value_at $f 21)" = ok && test "$(value_at $f 20)" = "8 8" &&
+	test "$(value_at $f 24)" = EAGAIN && test "$(count_at $f 24 alice)" = 4 &&
+	test "$(count_at $f 24 "alice in box")" = 2 && test "$(value_at $f 44)" = ok && no_leftovers
 '
 else
 test_skip "counts at each level" "this machine refuses user namespaces to unprivileged tasks"
@@ -307,8 +307,8 @@ EOF
 if ${CC:-cc} -o "$TMP/no-userns" "$TMP/no-userns.c" -lseccomp 2>"$TMP/cc.err"; then
 test_expect "a machine that refuses unshare(CLONE_NEWUSER) (seccomp): unreproducible with the reason, no difference" '
 	expect_exit 0 "$TMP/no-userns" "$NPG" conform -u $BASE "$S/userns-counts.npg" "$S/userns-threaded.npg" &&
-	grep -q "userns-counts.npg:21: .*unreproducible here: unshare(CLONE_NEWUSER) failed with EPERM under a seccomp filter" "$TMP/stdout" &&
-	grep -q "userns-threaded.npg:17: .*unreproducible here: unshare(CLONE_NEWUSER) failed with EPERM under a seccomp filter" "$TMP/stdout" &&
+	grep -q "userns-counts.npg:20: .*unreproducible here: unshare(CLONE_NEWUSER) failed with EPERM under a seccomp filter" "$TMP/stdout" &&
+	grep -q "userns-threaded.npg:16: .*unreproducible here: unshare(CLONE_NEWUSER) failed with EPERM under a seccomp filter" "$TMP/stdout" &&
 	grep -q "^conform: 2 scenarios, [0-9]* statements, 0 differences" "$TMP/stdout" && no_leftovers
 '
 else
