@@ -425,17 +425,23 @@ int npg_copy_creds_newuser(struct npg_world *w, int t, int ns, struct npg_cred *
  * then set_cred_user_ns() and set_cred_ucounts(), as unshare(). No
  * namespace of that name (not created under this policy): no descriptor,
  * EBADF. Before 3.8 a user namespace has no /proc/PID/ns/user to open
- * (proc_ns_operations gained userns_operations in 3.8): ENOENT.
+ * (proc_ns_operations gained userns_operations in 3.8): ENOENT, before
+ * any call; for one never made the call is made with no descriptor, and
+ * 3.0's setns() (kernel/nsproxy.c) asks first
+ *	if (!capable(CAP_SYS_ADMIN)) return -EPERM;
+ * then proc_ns_fget(fd): EBADF (found by conform on 3.0.8).
  */
 struct npg_result npg_sys_setns_user(struct npg_world *w, int t, int ns)
 {
 	struct npg_task *task = &w->tasks[t];
 	struct npg_cred new = task->cred;
+	bool made = ns > 0 && ns <= NPG_MAX_USERNS && w->userns && w->userns[ns].exists;
 
-	if (ns <= 0 || ns > NPG_MAX_USERNS || !w->userns || !w->userns[ns].exists)
-		return result(NPG_R_ERRNO, EBADF);
 	if (!w->userns_idmaps)
-		return result(NPG_R_ERRNO, ENOENT);
+		return result(NPG_R_ERRNO, made ? ENOENT :
+				 !npg_capable(task, NPG_CAP_SYS_ADMIN) ? EPERM : EBADF);
+	if (!made)
+		return result(NPG_R_ERRNO, EBADF);
 	if (ns == task->cred.userns || !single_threaded(w, t))
 		return result(NPG_R_ERRNO, EINVAL);
 	if (!npg_ns_capable(w, task, ns, NPG_CAP_SYS_ADMIN))

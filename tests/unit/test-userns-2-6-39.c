@@ -179,6 +179,9 @@ static void test_no_3_8_interfaces(void)
 	fresh("linux-2.6", 4);
 	spawn(0, 0, NPG_CAP_ALL, 64);
 	tap_is(err(npg_sys_setns_user(&w, 0, 1)), EBADF, "setns into a namespace never made: EBADF");
+	spawn(2, W, 0, 64);
+	tap_is(err(npg_sys_setns_user(&w, 2, 1)), EPERM,
+	       "3.0's setns() asks capable(CAP_SYS_ADMIN) before the descriptor: EPERM");
 	tap_is(err(npg_sys_clone_user(&w, 0, 1, 1, &m, &m)), ENOENT,
 	       "clone with maps: no /proc/PID/uid_map, ENOENT");
 	tap_is(w.tasks[1].state, NPG_TASK_RUNNING, "the child exists all the same");
