@@ -318,6 +318,14 @@ static int check_outdir(const char *dir)
 	return 0;
 }
 
+/* The namespace operations this kernel has, for the generator */
+static unsigned random_flags(const struct npg_host *host)
+{
+	if (host->userns)
+		return 0;
+	return host->userns_legacy ? NPG_RANDOM_USERNS_2_6_39 : NPG_RANDOM_NO_USERNS;
+}
+
 static int conform_random(const struct conform_opts *o, int count, uint64_t seed,
 			  const char *outdir, struct totals *tot)
 {
@@ -333,8 +341,7 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 		struct npg_scenario *sc;
 		char name[64];
 
-		if (npg_random_scenario(seed, n, o->host.userns ? 0 : NPG_RANDOM_NO_USERNS, text,
-					RANDOM_TEXT_MAX) < 0)
+		if (npg_random_scenario(seed, n, random_flags(&o->host), text, RANDOM_TEXT_MAX) < 0)
 			continue;
 		snprintf(name, sizeof(name), "random-%llu-%d", (unsigned long long)seed, n);
 		npg_progress_update(&progress, n);
@@ -491,7 +498,8 @@ int npg_cmd_conform(int argc, char **argv)
 		else
 			printf("this machine has no Yama, ");
 		printf("fs.suid_dumpable %d%s: so has the model\n", o.host.suid_dumpable,
-		       o.host.userns ? "" : ", no user namespaces");
+		       o.host.userns ? "" : o.host.userns_legacy ? ", the user namespaces of 2.6.39-3.4"
+							 : ", no user namespaces");
 	}
 	if (o.fmt == NPG_FORMAT_JSON) {
 		printf("{\n  \"kernel\": ");
