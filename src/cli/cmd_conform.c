@@ -165,7 +165,7 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 	struct npg_column cols[2];
 	struct npg_run run;
 	struct npg_sink sink = { .begin = conform_begin, .statement = conform_statement, .arg = cs };
-	int rc;
+	int rc, pi;
 
 	npg_model_backend_init(&be[0], o->policy, o->host.cap_bnd);
 	be[0].release = o->release;
@@ -178,8 +178,12 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 	/* the model runs under this machine's Yama: so does the real side, whatever the file says */
 	be[1].yama_fixed = true;
 	snprintf(be[0].label, sizeof(be[0].label), "model %s", o->policy->name);
-	cols[0] = (struct npg_column){ .backend = &be[0], .policy_index = npg_policy_index(o->policy) };
-	cols[1] = (struct npg_column){ .backend = &be[1], .policy_index = npg_policy_index(o->policy) };
+	/* a file for other eras expects nothing of this one (as run --real) */
+	pi = npg_policy_index(o->policy);
+	if (pi >= 0 && !(sc->policies & (1u << pi)))
+		pi = -1;
+	cols[0] = (struct npg_column){ .backend = &be[0], .policy_index = pi };
+	cols[1] = (struct npg_column){ .backend = &be[1], .policy_index = pi };
 	rc = npg_run_scenario(&run, sc, cols, 2, &sink);
 	if (rc == NPG_RUN_NOT_STARTED)
 		for (int c = 0; c < run.ncols; c++)
