@@ -24,18 +24,8 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 	}
 	b->priv = m;
 	if (b->release) {
-		m->world.setresuid_noop_fastpath = b->release->setresuid_noop_fastpath;
-		m->world.ambient_caps = b->release->ambient_caps;
-		m->world.no_new_privs = b->release->no_new_privs;
-		m->world.exec_id_changed = b->release->exec_id_changed;
+		m->world.rules = b->release->rules;
 		m->world.cap_full_set = (NPG_CAP(b->release->cap_last_cap) << 1) - 1;
-		m->world.ptrace_user_ns_rules = b->release->ptrace_user_ns_rules;
-		m->world.ptrace_seize = b->release->ptrace_seize;
-		m->world.userns_setgroups_knob = b->release->userns_setgroups_knob;
-		m->world.userns_map_root_setfcap = b->release->userns_map_root_setfcap;
-		m->world.userns_max_sysctl = b->release->userns_max_sysctl;
-		m->world.fcaps_v3 = b->release->fcaps_v3;
-		m->world.userns_idmaps = b->release->userns_idmaps;
 	}
 	/* the machine's Yama and fs.suid_dumpable, or the scenario's Yama */
 	m->world.yama_scope = b->yama_fixed ? b->yama_scope : sc->yama_scope;

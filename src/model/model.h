@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "model/cred.h"
+#include "model/rules.h"
 #include "model/userns.h"
 
 #define NPG_RLIM_INFINITY UINT64_MAX	/* RLIM_INFINITY */
@@ -74,27 +75,11 @@ struct npg_count {
 
 struct npg_world {
 	const struct npg_policy *policy;
-	/* the policy's, unless the point release decides (model/release.c) */
-	bool setresuid_noop_fastpath;
-	bool ambient_caps;	/* the policy's, unless the release is before 4.3 */
-	bool no_new_privs;	/* the policy's, unless the release is before 3.5 */
-	bool exec_id_changed;	/* the policy's, unless the release decides (6.17) */
+	/* the policy's, unless a running kernel's point release has fewer
+	 * (model/release.c) */
+	struct npg_rules rules;
 	uint64_t cap_full_set;	/* CAP_FULL_SET: NPG_CAP_ALL, unless the release knows fewer */
-	/* ptracer_cred and mm->user_ns (4.10): the policy's unless the release is older */
-	bool ptrace_user_ns_rules;
-	/* PTRACE_SEIZE: 2 (3.4+), 1 (3.1-3.3: only with PTRACE_SEIZE_DEVEL), 0 */
-	int ptrace_seize;
 	int yama_scope;		/* kernel.yama.ptrace_scope; -1: no Yama */
-	/* /proc/PID/setgroups and the euid / setgroups rules of unprivileged
-	 * maps (3.19); CAP_SETFCAP to map uid 0 (5.12): the policy's unless
-	 * the release is older */
-	bool userns_setgroups_knob;
-	bool userns_map_root_setfcap;
-	bool userns_max_sysctl;	/* user.max_user_namespaces (4.9) */
-	bool fcaps_v3;		/* namespaced file capabilities (4.14) */
-	/* 3.8's user namespaces, or 2.6.39-3.4's (policy.h): the policy's
-	 * unless the release is older */
-	bool userns_idmaps;
 	int suid_dumpable;	/* fs.suid_dumpable: 0 unless the machine says otherwise */
 	int ntasks;
 	struct npg_task *tasks;

@@ -8,6 +8,7 @@
 #define NPG_MODEL_POLICY_H
 
 #include "model/model.h"
+#include "model/rules.h"
 
 /* set_user() may ask for the caller to be killed instead of failing */
 #define NPG_SET_USER_KILL_SIGSEGV 1
@@ -18,45 +19,9 @@ struct npg_policy {
 	const char *source;	/* where the rules come from */
 	const char *summary;	/* one line */
 	bool has_flag;		/* whether PF_NPROC_EXCEEDED exists in this era */
-	/*
-	 * __sys_setresuid()/__sys_setresgid() return 0 at once when nothing
-	 * would change ("check for no-op"), so a -1 effective id leaves a
-	 * diverged fs id alone instead of resetting it to the effective one.
-	 */
-	bool setresuid_noop_fastpath;
-	/* PR_CAP_AMBIENT exists (4.3, 58319057b784): prctl() fails EINVAL before */
-	bool ambient_caps;
-	/* PR_SET_NO_NEW_PRIVS exists (3.5, 259e5e6c75a9): EINVAL before */
-	bool no_new_privs;
-	/* cap_bprm_creds_from_file() tests "id_changed" (337490f0007f, 6.17) */
-	bool exec_id_changed;
-	/*
-	 * ptrace keeps the tracer's credentials (ptracer_cred, 64b875f7ac8a)
-	 * and asks CAP_SYS_PTRACE over mm->user_ns for a non-dumpable task
-	 * (bfedb589252c), both 4.10; before, PT_PTRACE_CAP and the tracee's
-	 * cred->user_ns
-	 */
-	bool ptrace_user_ns_rules;
-	/* PTRACE_SEIZE and PTRACE_INTERRUPT (3.4, fca26f260c52 and the rest) */
-	bool ptrace_seize;
-	/* /proc/PID/setgroups, unprivileged maps by euid (3.19: 9cc46516ddf4,
-	 * 66d2f338ee4c, 80dd00a23784); CAP_SETFCAP to map uid 0 (5.12,
-	 * db2e718a4798) */
-	bool userns_setgroups_knob;
-	bool userns_map_root_setfcap;
-	/* user.max_user_namespaces and its ENOSPC (4.9, b376c3e1b6ec) */
-	bool userns_max_sysctl;
-	/* security.capability v3, with a root id (4.14, 8db6c34f1dbc) */
-	bool fcaps_v3;
-	/*
-	 * User namespaces as 3.8 made them (3.5's maps, 3.8's unshare and
-	 * unprivileged creation): kernel
-	 * ids through uid_map/gid_map, unshare(CLONE_NEWUSER), creation
-	 * without privilege. Before, 2.6.39-3.4's: clone(CLONE_NEWUSER) only,
-	 * with CAP_SYS_ADMIN, CAP_SETUID and CAP_SETGID, a child of uid 0 in a
-	 * namespace of its own user_structs, ids with no mapping (userns.h)
-	 */
-	bool userns_idmaps;
+	/* the rules of its newest release (rules.h); a running kernel's point
+	 * release may take some away (release.c) */
+	struct npg_rules rules;
 	/*
 	 * RLIMIT_NPROC lives in ucounts (21d1c5e386bc, 5.14): one count per
 	 * (user namespace, uid), checked up the chain of namespaces; before,
@@ -115,10 +80,10 @@ struct npg_policy {
  * release takes away the younger ones (model/release.c)
  */
 #define NPG_RULES_SINCE_LINUX_3_1 \
-	.ambient_caps = true, .no_new_privs = true, .ptrace_user_ns_rules = true, \
-	.ptrace_seize = true, .userns_setgroups_knob = true, \
-	.userns_map_root_setfcap = true, .userns_max_sysctl = true, .fcaps_v3 = true, \
-	.userns_idmaps = true
+	.rules.ambient_caps = true, .rules.no_new_privs = true, \
+	.rules.ptrace_user_ns_rules = true, .rules.ptrace_seize = 2, \
+	.rules.userns_setgroups_knob = true, .rules.userns_map_root_setfcap = true, \
+	.rules.userns_max_sysctl = true, .rules.fcaps_v3 = true, .rules.userns_idmaps = true
 
 extern const struct npg_policy npg_policy_linux_2_4;
 extern const struct npg_policy npg_policy_linux_2_6;

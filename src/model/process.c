@@ -247,7 +247,7 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		return result(NPG_R_ERRNO, ENOENT);
 	/* get_vfs_caps_from_disk() before 4.14: an unknown revision, and
 	 * get_file_caps() fails the exec with it */
-	if (f && f->has_fcaps && f->fcap_v3 && !f->nosuid && !w->fcaps_v3)
+	if (f && f->has_fcaps && f->fcap_v3 && !f->nosuid && !w->rules.fcaps_v3)
 		return result(NPG_R_ERRNO, EINVAL);
 	/* begin_new_exec(): bprm_creds_from_file() comes before de_thread();
 	 * bprm->unsafe was set by check_unsafe_exec() before either */
@@ -260,9 +260,9 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		.ptrace = npg_ptrace_unsafe(w, t, new.userns),
 		.fcap_ignored = f && f->fcap_v3 && !npg_rootid_owns(w, new.userns, f->fcap_rootid),
 		/* "if (!capable(CAP_SETUID))" before 3.8's ns_capable(new->user_ns) */
-		.cap_setuid = w->userns_idmaps ? npg_capable_own_ns(task, NPG_CAP_SETUID)
+		.cap_setuid = w->rules.userns_idmaps ? npg_capable_own_ns(task, NPG_CAP_SETUID)
 					       : npg_capable(task, NPG_CAP_SETUID),
-		.id_changed_rule = w->exec_id_changed });
+		.id_changed_rule = w->rules.exec_id_changed });
 	if (err)
 		return result(NPG_R_ERRNO, -err);
 	de_thread(w, t);

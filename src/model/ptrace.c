@@ -123,7 +123,7 @@ bool npg_ptrace_unsafe(const struct npg_world *w, int t, int ns)
 
 	if (npg_tracer_of(w, t) < 0)
 		return false;
-	if (w->ptrace_user_ns_rules)
+	if (w->rules.ptrace_user_ns_rules)
 		return !npg_cred_ns_capable(w, &task->ptracer_cred, ns, NPG_CAP_SYS_PTRACE);
 	return !task->ptrace_cap;
 }
@@ -166,7 +166,7 @@ static bool may_access(const struct npg_world *w, int t, int target)
 	    !ptrace_has_cap(w, t, tc->userns))
 		return false;
 	if (tsk->dumpable != 1 &&
-	    !ptrace_has_cap(w, t, w->ptrace_user_ns_rules ? tsk->mm_userns : tc->userns))
+	    !ptrace_has_cap(w, t, w->rules.ptrace_user_ns_rules ? tsk->mm_userns : tc->userns))
 		return false;
 	/*
 	 * cap_ptrace_access_check(), for attach (caller_caps = pP):
@@ -256,8 +256,8 @@ struct npg_result npg_sys_ptrace_seize(struct npg_world *w, int t, int target)
 
 	if (tsk->state != NPG_TASK_RUNNING && tsk->state != NPG_TASK_ZOMBIE)
 		return result(NPG_R_ERRNO, ESRCH);
-	if (w->ptrace_seize < 2)
-		return result(NPG_R_ERRNO, w->ptrace_seize ? EIO : ESRCH);
+	if (w->rules.ptrace_seize < 2)
+		return result(NPG_R_ERRNO, w->rules.ptrace_seize ? EIO : ESRCH);
 	if (tsk->leader == cur->leader || !may_access(w, t, target) ||
 	    !yama_allows(w, t, target) || tsk->state != NPG_TASK_RUNNING ||
 	    npg_tracer_of(w, target) >= 0)

@@ -71,37 +71,37 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 	if (!r->policy)
 		return -1;
 	era = r->policy;
-	r->setresuid_noop_fastpath = has_noop_fastpath(r, &note);
+	r->rules.setresuid_noop_fastpath = has_noop_fastpath(r, &note);
 	/* linux-3.1 spans 3.1-5.13; ambient capabilities came in 4.3 (58319057b784) */
-	r->ambient_caps = era->ambient_caps && (r->major > 4 || (r->major == 4 && r->minor >= 3));
+	r->rules.ambient_caps = era->rules.ambient_caps && (r->major > 4 || (r->major == 4 && r->minor >= 3));
 	/* and no_new_privs in 3.5 (259e5e6c75a9) */
-	r->no_new_privs = era->no_new_privs && (r->major > 3 || (r->major == 3 && r->minor >= 5));
+	r->rules.no_new_privs = era->rules.no_new_privs && (r->major > 3 || (r->major == 3 && r->minor >= 5));
 	/* "exec: Correct the permission check for unsafe exec" (337490f0007f, 6.17):
 	 * no stable backport known */
-	r->exec_id_changed = r->major > 6 || (r->major == 6 && r->minor >= 17);
+	r->rules.exec_id_changed = r->major > 6 || (r->major == 6 && r->minor >= 17);
 	/* PTRACE_SEIZE in 3.4; 3.1-3.3 wanted PTRACE_SEIZE_DEVEL in the flags */
-	r->ptrace_seize = !era->ptrace_seize ? 0 :
+	r->rules.ptrace_seize = !era->rules.ptrace_seize ? 0 :
 			  r->major > 3 || (r->major == 3 && r->minor >= 4) ? 2 :
 			  r->major == 3 && r->minor >= 1 ? 1 : 0;
 	/* ptracer_cred and mm->user_ns in 4.10 (64b875f7ac8a, bfedb589252c) */
-	r->ptrace_user_ns_rules = era->ptrace_user_ns_rules &&
+	r->rules.ptrace_user_ns_rules = era->rules.ptrace_user_ns_rules &&
 				  (r->major > 4 || (r->major == 4 && r->minor >= 10));
 	/* /proc/PID/setgroups in 3.19 (9cc46516ddf4; security fixes, also
 	 * in some stable branches, not followed here); CAP_SETFCAP to map
 	 * uid 0 in 5.12 (db2e718a4798) */
-	r->userns_setgroups_knob = era->userns_setgroups_knob &&
+	r->rules.userns_setgroups_knob = era->rules.userns_setgroups_knob &&
 				   (r->major > 3 || (r->major == 3 && r->minor >= 19));
-	r->userns_map_root_setfcap = era->userns_map_root_setfcap &&
+	r->rules.userns_map_root_setfcap = era->rules.userns_map_root_setfcap &&
 				     (r->major > 5 || (r->major == 5 && r->minor >= 12));
 	/* user.max_user_namespaces in 4.9 (b376c3e1b6ec) */
-	r->userns_max_sysctl = era->userns_max_sysctl &&
+	r->rules.userns_max_sysctl = era->rules.userns_max_sysctl &&
 			       (r->major > 4 || (r->major == 4 && r->minor >= 9));
 	/* v3 file capabilities in 4.14 (8db6c34f1dbc) */
-	r->fcaps_v3 = era->fcaps_v3 && (r->major > 4 || (r->major == 4 && r->minor >= 14));
+	r->rules.fcaps_v3 = era->rules.fcaps_v3 && (r->major > 4 || (r->major == 4 && r->minor >= 14));
 	/* 3.8: "userns: Implement unshare of the user namespace", "userns:
 	 * Allow unprivileged users to create user namespaces"; 3.5-3.7 had
 	 * maps but kept the privileged clone() (not modelled apart) */
-	r->userns_idmaps = era->userns_idmaps && (r->major > 3 || (r->major == 3 && r->minor >= 8));
+	r->rules.userns_idmaps = era->rules.userns_idmaps && (r->major > 3 || (r->major == 3 && r->minor >= 8));
 	/*
 	 * include/uapi/linux/capability.h: CAP_CHECKPOINT_RESTORE (40) came in
 	 * 5.9, CAP_PERFMON and CAP_BPF (38, 39) in 5.8, CAP_AUDIT_READ (37) in
@@ -118,14 +118,14 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 		r->cap_last_cap = 36;
 	else
 		r->cap_last_cap = 35;
-	if (r->setresuid_noop_fastpath != era->setresuid_noop_fastpath)
+	if (r->rules.setresuid_noop_fastpath != era->rules.setresuid_noop_fastpath)
 		snprintf(r->why, sizeof(r->why), "%s the setresuid() no-op fast path of 659c0ce1cb9e "
-			 "(%s)", r->setresuid_noop_fastpath ? "with" : "without", note);
-	if (r->exec_id_changed != era->exec_id_changed) {
+			 "(%s)", r->rules.setresuid_noop_fastpath ? "with" : "without", note);
+	if (r->rules.exec_id_changed != era->rules.exec_id_changed) {
 		size_t n = strlen(r->why);
 
 		snprintf(r->why + n, sizeof(r->why) - n, "%s%s execve()'s id_changed test of "
-			 "337490f0007f (6.17)", n ? ", " : "", r->exec_id_changed ? "with" : "without");
+			 "337490f0007f (6.17)", n ? ", " : "", r->rules.exec_id_changed ? "with" : "without");
 	}
 	return 0;
 }

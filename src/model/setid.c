@@ -161,7 +161,7 @@ struct npg_result npg_sys_setresuid(struct npg_world *w, int t, bool gid,
 	s_new = s != NPG_ID_NONE && !is_any_of(s, old);
 
 	/* 6.x: "check for no-op" -- returns before fsuid = euid */
-	if (w->setresuid_noop_fastpath && (r == NPG_ID_NONE || r == old->real) &&
+	if (w->rules.setresuid_noop_fastpath && (r == NPG_ID_NONE || r == old->real) &&
 	    (e == NPG_ID_NONE || (e == old->eff && e == old->fs)) &&
 	    (s == NPG_ID_NONE || s == old->saved))
 		return ok();
@@ -214,7 +214,7 @@ struct npg_result npg_sys_setgroups(struct npg_world *w, int t, int n, const npg
 	npg_id kgroups[NPG_NGROUPS];
 
 	if (!npg_capable_own_ns(cur, NPG_CAP_SETGID) ||
-	    (ns != NPG_USERNS_INITIAL && w->userns_idmaps && (w->userns[ns].gid_map.nr == 0 ||
+	    (ns != NPG_USERNS_INITIAL && w->rules.userns_idmaps && (w->userns[ns].gid_map.nr == 0 ||
 					  !w->userns[ns].setgroups_allowed)))
 		return fail(EPERM);
 	if (n < 0 || n > NPG_NGROUPS)
@@ -274,7 +274,7 @@ struct npg_result npg_sys_prlimit(struct npg_world *w, int t, int target,
  */
 struct npg_result npg_sys_no_new_privs(struct npg_world *w, int t, int value)
 {
-	if (value != 1 || !w->no_new_privs)
+	if (value != 1 || !w->rules.no_new_privs)
 		return fail(EINVAL);
 	w->tasks[t].no_new_privs = true;
 	return ok();
@@ -323,7 +323,7 @@ struct npg_result npg_sys_capset(struct npg_world *w, int t, uint64_t effective,
 struct npg_result npg_sys_securebits(struct npg_world *w, int t, uint32_t bits)
 {
 	struct npg_cred *c = &w->tasks[t].cred;
-	uint32_t known = w->ambient_caps ? NPG_SECBITS_ALL : 0x3fu;
+	uint32_t known = w->rules.ambient_caps ? NPG_SECBITS_ALL : 0x3fu;
 	uint32_t old = npg_securebits(c), locks = old & (NPG_SECBIT_NOROOT_LOCKED |
 		NPG_SECBIT_NO_SETUID_FIXUP_LOCKED | NPG_SECBIT_KEEP_CAPS_LOCKED |
 		NPG_SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED);
@@ -346,7 +346,7 @@ struct npg_result npg_sys_ambient(struct npg_world *w, int t, int how, int cap)
 {
 	struct npg_cred *c = &w->tasks[t].cred;
 
-	if (!w->ambient_caps)
+	if (!w->rules.ambient_caps)
 		return fail(EINVAL);
 
 	if (how == PR_CAP_AMBIENT_CLEAR_ALL) {

@@ -63,7 +63,7 @@ bool npg_idmap_line_invalid(const struct npg_idmap_extent *e)
  */
 npg_id npg_make_kid(const struct npg_world *w, int ns, npg_id id, bool gid)
 {
-	if (!w->userns_idmaps)
+	if (!w->rules.userns_idmaps)
 		return id;
 	while (ns != NPG_USERNS_INITIAL && id != NPG_ID_NONE) {
 		const struct npg_idmap *m = map_of(w, ns, gid);
@@ -79,7 +79,7 @@ npg_id npg_from_kid(const struct npg_world *w, int ns, npg_id kid, bool gid)
 	/* up from the initial namespace: the chain from @ns, outermost first */
 	int chain[NPG_MAX_USERNS + 1], n = 0;
 
-	if (!w->userns_idmaps)
+	if (!w->rules.userns_idmaps)
 		return kid;	/* ids as their namespace names them: npg_make_kid() */
 	for (int i = ns; i != NPG_USERNS_INITIAL; i = w->userns[i].parent)
 		chain[n++] = i;
@@ -134,7 +134,7 @@ bool npg_cred_ns_capable(const struct npg_world *w, const struct npg_cred *c, in
 {
 	int ns = target;
 
-	if (!w->userns_idmaps)
+	if (!w->rules.userns_idmaps)
 		return legacy_ns_capable(w, c, target, cap);
 	for (;;) {
 		if (ns == c->userns)
@@ -170,10 +170,10 @@ bool npg_ns_capable(const struct npg_world *w, const struct npg_task *t, int tar
 bool npg_ids_comparable(const struct npg_world *w, const struct npg_cred *a,
 			const struct npg_cred *b)
 {
-	return w->userns_idmaps || a->userns == b->userns;
+	return w->rules.userns_idmaps || a->userns == b->userns;
 }
 
 bool npg_init_user(const struct npg_world *w, const struct npg_cred *c)
 {
-	return c->uid.real == NPG_INIT_USER && (w->userns_idmaps || c->userns == NPG_USERNS_INITIAL);
+	return c->uid.real == NPG_INIT_USER && (w->rules.userns_idmaps || c->userns == NPG_USERNS_INITIAL);
 }

@@ -195,7 +195,7 @@ static int create_user_ns(struct npg_world *w, int t, int ns, struct npg_cred *n
 	int parent = new->userns, err;
 	struct npg_userns *u;
 
-	if (!w->userns_idmaps)
+	if (!w->rules.userns_idmaps)
 		return create_user_ns_2_6_39(w, ns, new);
 	if (ns <= 0 || ns > NPG_MAX_USERNS)
 		return -EINVAL;
@@ -203,7 +203,7 @@ static int create_user_ns(struct npg_world *w, int t, int ns, struct npg_cred *n
 		return err;
 	if (parent != NPG_USERNS_INITIAL && w->userns[parent].level > 32)
 		return -ENOSPC;
-	if (w->userns_max_sysctl && !userns_count_below_max(w, parent, new->uid.eff))
+	if (w->rules.userns_max_sysctl && !userns_count_below_max(w, parent, new->uid.eff))
 		return -ENOSPC;
 	if (npg_from_kid(w, parent, new->uid.eff, false) == NPG_ID_NONE ||
 	    npg_from_kid(w, parent, new->gid.eff, true) == NPG_ID_NONE)
@@ -281,7 +281,7 @@ static bool idmap_permitted(const struct npg_world *w, const struct npg_cred *c,
 	const struct npg_userns *u = &w->userns[ns];
 	const struct npg_idmap_extent *e = &in->extent[0];
 
-	if (!gid && w->userns_map_root_setfcap) {
+	if (!gid && w->rules.userns_map_root_setfcap) {
 		for (int i = 0; i < in->nr; i++) {
 			if (in->extent[i].lower_first != 0)
 				continue;
@@ -294,7 +294,7 @@ static bool idmap_permitted(const struct npg_world *w, const struct npg_cred *c,
 	if (in->nr == 1 && e->count == 1 && u->owner == c->uid.eff) {
 		npg_id k = npg_make_kid(w, u->parent, e->lower_first, gid);
 
-		if (!w->userns_setgroups_knob) {
+		if (!w->rules.userns_setgroups_knob) {
 			if (k == (gid ? c->gid.fs : c->uid.fs))
 				return true;
 		} else if (!gid && k == c->uid.eff) {
@@ -341,7 +341,7 @@ static struct npg_result harness_maps(struct npg_world *w, int ns, const struct 
 {
 	int err;
 
-	if (!w->userns_idmaps && ((uid_map && uid_map->nr) || (gid_map && gid_map->nr)))
+	if (!w->rules.userns_idmaps && ((uid_map && uid_map->nr) || (gid_map && gid_map->nr)))
 		return result(NPG_R_ERRNO, ENOENT);
 
 	if (uid_map && uid_map->nr && (err = map_write(w, NULL, ns, false, uid_map)) < 0)
@@ -367,7 +367,7 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 	struct npg_cred new = w->tasks[t].cred;
 	int err;
 
-	if (!w->userns_idmaps)
+	if (!w->rules.userns_idmaps)
 		return result(NPG_R_ERRNO, EINVAL);
 
 	if (!single_threaded(w, t))
@@ -398,7 +398,7 @@ struct npg_result npg_sys_clone_user(struct npg_world *w, int t, int child, int 
 	const struct npg_task *task = &w->tasks[t];
 	struct npg_result r;
 
-	if (!w->userns_idmaps && (!npg_capable(task, NPG_CAP_SYS_ADMIN) ||
+	if (!w->rules.userns_idmaps && (!npg_capable(task, NPG_CAP_SYS_ADMIN) ||
 				  !npg_capable(task, NPG_CAP_SETUID) ||
 				  !npg_capable(task, NPG_CAP_SETGID)))
 		return result(NPG_R_ERRNO, EPERM);
@@ -437,7 +437,7 @@ struct npg_result npg_sys_setns_user(struct npg_world *w, int t, int ns)
 	struct npg_cred new = task->cred;
 	bool made = ns > 0 && ns <= NPG_MAX_USERNS && w->userns && w->userns[ns].exists;
 
-	if (!w->userns_idmaps)
+	if (!w->rules.userns_idmaps)
 		return result(NPG_R_ERRNO, made ? ENOENT :
 				 !npg_capable(task, NPG_CAP_SYS_ADMIN) ? EPERM : EBADF);
 	if (!made)
@@ -506,7 +506,7 @@ struct npg_result npg_sys_write_idmap(struct npg_world *w, int t, int target, bo
 	const struct npg_task *tsk = &w->tasks[target];
 	int ns = tsk->cred.userns, err;
 
-	if (!w->userns_idmaps)
+	if (!w->rules.userns_idmaps)
 		return result(NPG_R_ERRNO, ENOENT);
 
 	if ((err = proc_target(w, target)) < 0)
@@ -535,7 +535,7 @@ struct npg_result npg_sys_write_setgroups(struct npg_world *w, int t, int target
 	int ns = tsk->cred.userns, err;
 	struct npg_userns *u;
 
-	if (!w->userns_setgroups_knob)
+	if (!w->rules.userns_setgroups_knob)
 		return result(NPG_R_ERRNO, ENOENT);
 	if ((err = proc_target(w, target)) < 0)
 		return result(NPG_R_ERRNO, -err);
@@ -564,7 +564,7 @@ struct npg_result npg_sys_max_user_namespaces(struct npg_world *w, int t, long v
 	struct npg_task *task = &w->tasks[t];
 	int err;
 
-	if (!w->userns_max_sysctl)
+	if (!w->rules.userns_max_sysctl)
 		return result(NPG_R_ERRNO, ENOENT);
 	if ((err = userns_table(w)) < 0)
 		return result(NPG_R_ERRNO, -err);

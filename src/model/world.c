@@ -9,18 +9,8 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 {
 	memset(w, 0, sizeof(*w));
 	w->policy = p;
-	w->setresuid_noop_fastpath = p->setresuid_noop_fastpath;
-	w->ambient_caps = p->ambient_caps;
-	w->no_new_privs = p->no_new_privs;
-	w->exec_id_changed = p->exec_id_changed;
+	w->rules = p->rules;
 	w->cap_full_set = NPG_CAP_ALL;
-	w->ptrace_user_ns_rules = p->ptrace_user_ns_rules;
-	w->ptrace_seize = p->ptrace_seize ? 2 : 0;
-	w->userns_setgroups_knob = p->userns_setgroups_knob;
-	w->userns_map_root_setfcap = p->userns_map_root_setfcap;
-	w->userns_max_sysctl = p->userns_max_sysctl;
-	w->fcaps_v3 = p->fcaps_v3;
-	w->userns_idmaps = p->userns_idmaps;
 	w->yama_scope = -1;
 	w->ntasks = ntasks;
 	w->tasks = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*w->tasks));
@@ -59,7 +49,7 @@ static struct npg_count *count_slot(const struct npg_world *w, int ns, npg_id ui
  */
 static int count_ns(const struct npg_world *w, int ns)
 {
-	return w->policy->ucounts || !w->userns_idmaps ? ns : NPG_USERNS_INITIAL;
+	return w->policy->ucounts || !w->rules.userns_idmaps ? ns : NPG_USERNS_INITIAL;
 }
 
 /* is the count of @ns charged to its creator's in the parent namespace too? */

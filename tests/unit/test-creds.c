@@ -204,7 +204,7 @@ static void test_no_new_privs(void)
 
 	for (int rule = 0; rule < 2; rule++) {
 		fresh();
-		w.exec_id_changed = rule;
+		w.rules.exec_id_changed = rule;
 		spawn(0, 1000, 2000, 2000, 0);	/* after a set-uid-2000 program */
 		npg_sys_execve(&w, 0);
 		tap_ok(ids(0, 1000, 2000, 2000), "%s: without it a plain exec keeps euid != ruid",
@@ -219,7 +219,7 @@ static void test_no_new_privs(void)
 	}
 
 	fresh();
-	w.no_new_privs = false;		/* a 3.0 kernel */
+	w.rules.no_new_privs = false;		/* a 3.0 kernel */
 	spawn(0, 1000, 1000, 1000, 0);
 	tap_is(err(npg_sys_no_new_privs(&w, 0, 1)), EINVAL, "before 3.5: EINVAL");
 
@@ -230,7 +230,7 @@ static void test_no_new_privs(void)
 	       "securebits no-cap-ambient-raise");
 	tap_is(err(npg_sys_ambient(&w, 0, PR_CAP_AMBIENT_RAISE, NPG_CAP_KILL)), EPERM,
 	       "then raising an ambient capability is EPERM");
-	w.ambient_caps = false;		/* before 4.3 the bit is unknown */
+	w.rules.ambient_caps = false;		/* before 4.3 the bit is unknown */
 	tap_is(err(npg_sys_securebits(&w, 0, NPG_SECBIT_NO_CAP_AMBIENT_RAISE)), EPERM,
 	       "before 4.3 the bit is EPERM");
 }

@@ -154,7 +154,7 @@ static void test_unsafe_exec(void)
 		fresh(eras[e], 3);
 		/* the downgrade is as old as 2.6; the language's request,
 		 * PTRACE_SEIZE, is 3.4's: granted here to reach the rule */
-		w.ptrace_seize = 2;
+		w.rules.ptrace_seize = 2;
 		spawn(0, A);
 		spawn(1, A);
 		spawn(2, 0);
@@ -295,15 +295,15 @@ static void test_seize_eras(void)
 	spawn(0, A);
 	spawn(1, A);
 	tap_is(err(npg_sys_ptrace_seize(&w, 0, 1)), ESRCH, "linux-2.6: no PTRACE_SEIZE, ESRCH");
-	tap_ok(npg_release_parse(&r, "3.2.102", NULL) == 0 && r.ptrace_seize == 1,
+	tap_ok(npg_release_parse(&r, "3.2.102", NULL) == 0 && r.rules.ptrace_seize == 1,
 	       "3.2: PTRACE_SEIZE only with PTRACE_SEIZE_DEVEL");
 	fresh("linux-3.1", 2);
-	w.ptrace_seize = r.ptrace_seize;
+	w.rules.ptrace_seize = r.rules.ptrace_seize;
 	spawn(0, A);
 	spawn(1, A);
 	tap_is(err(npg_sys_ptrace_seize(&w, 0, 1)), EIO, "3.2: EIO");
-	tap_ok(npg_release_parse(&r, "3.4.0", NULL) == 0 && r.ptrace_seize == 2, "3.4: PTRACE_SEIZE");
-	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && r.ptrace_seize == 0, "3.0.8: none");
+	tap_ok(npg_release_parse(&r, "3.4.0", NULL) == 0 && r.rules.ptrace_seize == 2, "3.4: PTRACE_SEIZE");
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && r.rules.ptrace_seize == 0, "3.0.8: none");
 }
 
 int main(void)

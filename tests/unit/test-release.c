@@ -20,11 +20,11 @@ static void release_is(const char *release, const char *version, const struct np
 		return;
 	tap_ok(r.policy == era, "%s: era %s", release, era->name);
 	tap_is(r.patch, patch, "%s (%s): point release", release, version ? version : "no uname -v");
-	tap_ok(r.setresuid_noop_fastpath == fastpath, "%s (%s): no-op fast path %s", release,
+	tap_ok(r.rules.setresuid_noop_fastpath == fastpath, "%s (%s): no-op fast path %s", release,
 	       version ? version : "no uname -v", fastpath ? "present" : "absent");
-	tap_ok((strstr(r.why, "659c0ce1cb9e") != NULL) == (fastpath != era->setresuid_noop_fastpath),
+	tap_ok((strstr(r.why, "659c0ce1cb9e") != NULL) == (fastpath != era->rules.setresuid_noop_fastpath),
 	       "%s: the refinement is explained exactly when it changes the era's rule", release);
-	tap_ok((strstr(r.why, "337490f0007f") != NULL) == (r.exec_id_changed != era->exec_id_changed),
+	tap_ok((strstr(r.why, "337490f0007f") != NULL) == (r.rules.exec_id_changed != era->rules.exec_id_changed),
 	       "%s: so is execve()'s id_changed test", release);
 }
 
@@ -47,45 +47,45 @@ int main(void)
 	release_is("6.3", NULL, &npg_policy_linux_6, 0, true);
 	release_is("6.18.44-fc-v1147", "#1 SMP", &npg_policy_linux_6, 44, true);
 	/* PR_CAP_AMBIENT came in 4.3 (58319057b784), inside linux-3.1's era */
-	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.ambient_caps, "3.0.8: no ambient set");
-	tap_ok(npg_release_parse(&r, "4.2.8", NULL) == 0 && !r.ambient_caps, "4.2.8: no ambient set");
-	tap_ok(npg_release_parse(&r, "4.3.0", NULL) == 0 && r.ambient_caps, "4.3: the ambient set");
-	tap_ok(npg_release_parse(&r, "5.15.24", NULL) == 0 && r.ambient_caps, "5.15: the ambient set");
-	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.no_new_privs, "3.0.8: no no_new_privs");
-	tap_ok(npg_release_parse(&r, "3.4.113", NULL) == 0 && !r.no_new_privs, "3.4: no no_new_privs");
-	tap_ok(npg_release_parse(&r, "3.5.0", NULL) == 0 && r.no_new_privs, "3.5: no_new_privs");
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.rules.ambient_caps, "3.0.8: no ambient set");
+	tap_ok(npg_release_parse(&r, "4.2.8", NULL) == 0 && !r.rules.ambient_caps, "4.2.8: no ambient set");
+	tap_ok(npg_release_parse(&r, "4.3.0", NULL) == 0 && r.rules.ambient_caps, "4.3: the ambient set");
+	tap_ok(npg_release_parse(&r, "5.15.24", NULL) == 0 && r.rules.ambient_caps, "5.15: the ambient set");
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.rules.no_new_privs, "3.0.8: no no_new_privs");
+	tap_ok(npg_release_parse(&r, "3.4.113", NULL) == 0 && !r.rules.no_new_privs, "3.4: no no_new_privs");
+	tap_ok(npg_release_parse(&r, "3.5.0", NULL) == 0 && r.rules.no_new_privs, "3.5: no_new_privs");
 	tap_ok(npg_release_parse(&r, "5.4.1", NULL) == 0 && r.cap_last_cap == 37, "5.4: CAP_AUDIT_READ last");
 	tap_ok(npg_release_parse(&r, "5.8.0", NULL) == 0 && r.cap_last_cap == 39, "5.8: CAP_BPF last");
 	tap_ok(npg_release_parse(&r, "5.10.223", NULL) == 0 && r.cap_last_cap == 40,
 	       "5.10: CAP_CHECKPOINT_RESTORE last");
 	/* the user-namespace and ptrace rules that came inside linux-3.1's span */
-	tap_ok(npg_release_parse(&r, "3.18.140", NULL) == 0 && !r.userns_setgroups_knob,
+	tap_ok(npg_release_parse(&r, "3.18.140", NULL) == 0 && !r.rules.userns_setgroups_knob,
 	       "3.18: no /proc/PID/setgroups");
-	tap_ok(npg_release_parse(&r, "3.19.0", NULL) == 0 && r.userns_setgroups_knob,
+	tap_ok(npg_release_parse(&r, "3.19.0", NULL) == 0 && r.rules.userns_setgroups_knob,
 	       "3.19: /proc/PID/setgroups");
-	tap_ok(npg_release_parse(&r, "4.8.17", NULL) == 0 && !r.userns_max_sysctl &&
-	       !r.ptrace_user_ns_rules, "4.8: no user.max_user_namespaces, PT_PTRACE_CAP");
-	tap_ok(npg_release_parse(&r, "4.9.337", NULL) == 0 && r.userns_max_sysctl &&
-	       !r.ptrace_user_ns_rules, "4.9: user.max_user_namespaces, still PT_PTRACE_CAP");
-	tap_ok(npg_release_parse(&r, "4.10.0", NULL) == 0 && r.ptrace_user_ns_rules,
+	tap_ok(npg_release_parse(&r, "4.8.17", NULL) == 0 && !r.rules.userns_max_sysctl &&
+	       !r.rules.ptrace_user_ns_rules, "4.8: no user.max_user_namespaces, PT_PTRACE_CAP");
+	tap_ok(npg_release_parse(&r, "4.9.337", NULL) == 0 && r.rules.userns_max_sysctl &&
+	       !r.rules.ptrace_user_ns_rules, "4.9: user.max_user_namespaces, still PT_PTRACE_CAP");
+	tap_ok(npg_release_parse(&r, "4.10.0", NULL) == 0 && r.rules.ptrace_user_ns_rules,
 	       "4.10: ptracer_cred and mm->user_ns");
-	tap_ok(npg_release_parse(&r, "5.11.22", NULL) == 0 && !r.userns_map_root_setfcap,
+	tap_ok(npg_release_parse(&r, "5.11.22", NULL) == 0 && !r.rules.userns_map_root_setfcap,
 	       "5.11: mapping uid 0 needs nothing more");
-	tap_ok(npg_release_parse(&r, "5.12.0", NULL) == 0 && r.userns_map_root_setfcap,
+	tap_ok(npg_release_parse(&r, "5.12.0", NULL) == 0 && r.rules.userns_map_root_setfcap,
 	       "5.12: mapping uid 0 needs CAP_SETFCAP");
 	/* 3.8: unshare(CLONE_NEWUSER) and namespaces with maps; 3.0-3.7 the older ones */
-	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.userns_idmaps,
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.rules.userns_idmaps,
 	       "3.0.8: the namespaces of 2.6.39-3.4");
-	tap_ok(npg_release_parse(&r, "3.7.10", NULL) == 0 && !r.userns_idmaps,
+	tap_ok(npg_release_parse(&r, "3.7.10", NULL) == 0 && !r.rules.userns_idmaps,
 	       "3.7: no unshare(CLONE_NEWUSER) yet");
-	tap_ok(npg_release_parse(&r, "3.8.0", NULL) == 0 && r.userns_idmaps,
+	tap_ok(npg_release_parse(&r, "3.8.0", NULL) == 0 && r.rules.userns_idmaps,
 	       "3.8: namespaces with maps");
-	tap_ok(npg_release_parse(&r, "5.10.223", NULL) == 0 && r.userns_idmaps,
+	tap_ok(npg_release_parse(&r, "5.10.223", NULL) == 0 && r.rules.userns_idmaps,
 	       "5.10: namespaces with maps");
-	tap_ok(!npg_policy_linux_2_6.userns_idmaps && npg_policy_linux_3_1.userns_idmaps &&
-	       npg_policy_linux_6.userns_idmaps, "the eras: before 3.1 none, linux-3.1 on maps");
-	tap_ok(npg_release_parse(&r, "2.6.32", NULL) == 0 && !r.userns_setgroups_knob &&
-	       !r.ptrace_user_ns_rules, "2.6.32: the oldest rules");
+	tap_ok(!npg_policy_linux_2_6.rules.userns_idmaps && npg_policy_linux_3_1.rules.userns_idmaps &&
+	       npg_policy_linux_6.rules.userns_idmaps, "the eras: before 3.1 none, linux-3.1 on maps");
+	tap_ok(npg_release_parse(&r, "2.6.32", NULL) == 0 && !r.rules.userns_setgroups_knob &&
+	       !r.rules.ptrace_user_ns_rules, "2.6.32: the oldest rules");
 	{
 		struct npg_world w;
 

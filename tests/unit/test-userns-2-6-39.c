@@ -133,7 +133,7 @@ static void test_flag_3_1(void)
 
 	fresh("linux-3.1", 6);
 	tap_ok(npg_release_parse(&r, "3.4.0", NULL) == 0, "3.4 parses");
-	w.userns_idmaps = r.userns_idmaps;
+	w.rules.userns_idmaps = r.rules.userns_idmaps;
 	spawn(0, 0, NPG_CAP_ALL, 2);
 	tap_is(clone_user(0, 1, 1), 0, "root, soft limit 2, clones");
 	tap_is(err(npg_sys_fork(&w, 1, 2, false)), 0, "fork inside: 1 < 2");

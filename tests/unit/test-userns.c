@@ -266,7 +266,7 @@ static void test_writers(void)
 	spawn(0, 0, 8, 8);
 	w.tasks[0].cred.cap_effective &= ~NPG_CAP(31);
 	npg_sys_unshare_user(&w, 0, 1, NULL, NULL);
-	w.userns_map_root_setfcap = false;
+	w.rules.userns_map_root_setfcap = false;
 	tap_is(err(npg_sys_write_idmap(&w, 0, 0, false, &root)), 0,
 	       "before 5.12 root maps uid 0 without CAP_SETFCAP");
 	/* a root creator with CAP_SETFCAP maps 0 from inside since 5.12 */
@@ -316,7 +316,7 @@ static void test_clone_setns_max(void)
 	spawn(5, W, 8, 8);
 	w.tasks[5].cred.cap_effective = 0;
 	tap_is(err(npg_sys_max_user_namespaces(&w, 5, 9)), EACCES, "no CAP_SYS_RESOURCE: EACCES");
-	w.userns_max_sysctl = false;
+	w.rules.userns_max_sysctl = false;
 	tap_is(err(npg_sys_max_user_namespaces(&w, 2, 9)), ENOENT, "before 4.9: no such file");
 
 	/*

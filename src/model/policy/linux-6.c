@@ -92,7 +92,7 @@ const struct npg_policy npg_policy_linux_6 = {
 	 * conform --random (scenarios/regression/setresuid-noop-keeps-fsuid.npg).
 	 * Upstream 659c0ce1cb9e (6.3, and stable backports): for a running
 	 * kernel the point release decides (model/release.c) */
-	.setresuid_noop_fastpath = true,
+	.rules.setresuid_noop_fastpath = true,
 	.copy_process = copy_process,
 	.nproc_test_after_copy_creds = true,
 	.set_user = set_user,
@@ -102,7 +102,7 @@ const struct npg_policy npg_policy_linux_6 = {
 	NPG_RULES_SINCE_LINUX_3_1,
 	/* on the 6.18 kernel conform runs on (scenarios/regression/no-new-privs.npg);
 	 * before 6.17 the release decides (model/release.c) */
-	.exec_id_changed = true,
+	.rules.exec_id_changed = true,
 	.ucounts = true,
 	.userns_root_unlimited = true,
 };
