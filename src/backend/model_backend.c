@@ -152,8 +152,9 @@ static struct npg_result sys_call(struct npg_world *w, int t, const void *arg)
 	case NPG_OP_UNSHARE_USER:
 		return npg_sys_unshare_user(w, t, op->target, &op->uid_map, &op->gid_map);
 	case NPG_OP_PTRACE:
-		return op->value == NPG_PTRACE_DETACH ? npg_sys_ptrace_detach(w, t, op->target)
-						      : npg_sys_ptrace_seize(w, t, op->target);
+		return op->value == NPG_PTRACE_DETACH ? npg_sys_ptrace_detach(w, t, op->target) :
+		       op->value == NPG_PTRACE_ATTACH ? npg_sys_ptrace_attach(w, t, op->target) :
+							npg_sys_ptrace_seize(w, t, op->target);
 	case NPG_OP_DUMPABLE:
 		return npg_sys_dumpable(w, t, op->value);
 	case NPG_OP_PTRACER:

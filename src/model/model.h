@@ -209,7 +209,9 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 enum npg_ptracer { NPG_PTRACER_NONE = 0, NPG_PTRACER_ANY = 1, NPG_PTRACER_TASK = 2 };
 /* ptrace(PTRACE_SEIZE, @target) by @t: 0, EPERM or ESRCH */
 struct npg_result npg_sys_ptrace_seize(struct npg_world *w, int t, int target);
-/* Let go of a running tracee (PTRACE_INTERRUPT, wait, PTRACE_DETACH): 0 or ESRCH */
+/* ptrace(PTRACE_ATTACH, @target) by @t, its SIGSTOP taken at once: 0, EPERM or ESRCH */
+struct npg_result npg_sys_ptrace_attach(struct npg_world *w, int t, int target);
+/* Let go of a running tracee (a stop, wait, PTRACE_DETACH): 0 or ESRCH */
 struct npg_result npg_sys_ptrace_detach(struct npg_world *w, int t, int target);
 /* prctl(PR_SET_DUMPABLE, @value) */
 struct npg_result npg_sys_dumpable(struct npg_world *w, int t, int value);

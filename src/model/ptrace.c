@@ -9,8 +9,9 @@
  *
  * A scenario's tracer is the kernel's relationship and nothing more: the
  * harness passes every signal a tracee stops on straight on, as strace
- * does, and acknowledges a tracee's exit at once, so a tracee lives and
- * dies as it would untraced.
+ * does, resumes the stop PTRACE_ATTACH brings with no signal, and
+ * acknowledges a tracee's exit at once, so a tracee lives and dies as it
+ * would untraced.
  */
 #include <errno.h>
 
@@ -238,26 +239,22 @@ static bool yama_allows(const struct npg_world *w, int t, int target)
 }
 
 /*
- * ptrace_attach(task, PTRACE_SEIZE):
+ * ptrace_attach(), for PTRACE_ATTACH and PTRACE_SEIZE alike (6.1):
  *	if (same_thread_group(task, current)) -EPERM
  *	__ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS) (commoncap, Yama)
  *	if (unlikely(task->exit_state)) -EPERM
  *	if (task->ptrace) -EPERM
- * A pid that no longer names a task (never forked, reaped) is ESRCH
- * (ptrace() finds no task). No stop: PTRACE_SEIZE. Before 3.4 there is no
- * such request: 3.1-3.3 refuse it without PTRACE_SEIZE_DEVEL ("if
- * (!(flags & PTRACE_SEIZE_DEVEL)) goto out", -EIO), and before 3.1 an
- * unknown request meets ptrace_check_attach() first, which no running
- * task passes (measured on 3.0.8: ESRCH).
+ *	task->ptrace = flags; ptrace_link(task, current) (ptracer_cred =
+ *	current_cred())
+ * 3.0 the same, with "if (task_ns_capable(task, CAP_SYS_PTRACE))
+ * task->ptrace |= PT_PTRACE_CAP;" before __ptrace_link(). A pid that no
+ * longer names a task (never forked, reaped) is ESRCH (ptrace() finds no
+ * task).
  */
-struct npg_result npg_sys_ptrace_seize(struct npg_world *w, int t, int target)
+static struct npg_result attach(struct npg_world *w, int t, int target)
 {
 	struct npg_task *cur = &w->tasks[t], *tsk = &w->tasks[target];
 
-	if (tsk->state != NPG_TASK_RUNNING && tsk->state != NPG_TASK_ZOMBIE)
-		return result(NPG_R_ERRNO, ESRCH);
-	if (w->rules.ptrace_seize < 2)
-		return result(NPG_R_ERRNO, w->rules.ptrace_seize ? EIO : ESRCH);
 	if (tsk->leader == cur->leader || !may_access(w, t, target) ||
 	    !yama_allows(w, t, target) || tsk->state != NPG_TASK_RUNNING ||
 	    npg_tracer_of(w, target) >= 0)
@@ -268,11 +265,52 @@ struct npg_result npg_sys_ptrace_seize(struct npg_world *w, int t, int target)
 	return result(NPG_R_OK, 0);
 }
 
+static bool exists(const struct npg_task *tsk)
+{
+	return tsk->state == NPG_TASK_RUNNING || tsk->state == NPG_TASK_ZOMBIE;
+}
+
 /*
- * PTRACE_INTERRUPT, the stop it brings, PTRACE_DETACH: each needs
+ * PTRACE_SEIZE: no stop. Before 3.4 there is no such request: 3.1-3.3
+ * refuse it without PTRACE_SEIZE_DEVEL ("if (!(flags &
+ * PTRACE_SEIZE_DEVEL)) goto out", -EIO), and before 3.1 an unknown
+ * request meets ptrace_check_attach() first, which no running task passes
+ * (measured on 3.0.8: ESRCH).
+ */
+struct npg_result npg_sys_ptrace_seize(struct npg_world *w, int t, int target)
+{
+	if (!exists(&w->tasks[target]))
+		return result(NPG_R_ERRNO, ESRCH);
+	if (w->rules.ptrace_seize < 2)
+		return result(NPG_R_ERRNO, w->rules.ptrace_seize ? EIO : ESRCH);
+	return attach(w, t, target);
+}
+
+/*
+ * PTRACE_ATTACH, in every era: the same rules, and then the tracee is
+ * sent a SIGSTOP -- 6.1's "if (!seize) send_sig_info(SIGSTOP,
+ * SEND_SIG_PRIV, task);", 3.0's "send_sig_info(SIGSTOP, SEND_SIG_FORCED,
+ * task);" -- which it dequeues into a signal-delivery stop
+ * (ptrace_signal()) for its tracer to take. The harness takes it at once
+ * and resumes the tracee with signal 0 (PTRACE_CONT, as a debugger that
+ * lets its tracee run: ptrace_signal() then drops the SIGSTOP, "signr =
+ * current->exit_code; if (signr == 0) return signr;"), so no group stop
+ * follows and, as after a seize, the tracee runs on.
+ */
+struct npg_result npg_sys_ptrace_attach(struct npg_world *w, int t, int target)
+{
+	if (!exists(&w->tasks[target]))
+		return result(NPG_R_ERRNO, ESRCH);
+	return attach(w, t, target);
+}
+
+/*
+ * A stop (PTRACE_INTERRUPT of a seized tracee; a SIGSTOP for an attached
+ * one, or before 3.4), then PTRACE_DETACH with signal 0: each needs
  * ptrace_check_attach() -- "child->ptrace && child->parent == current",
  * the tracing task itself -- else ESRCH; an exited tracee is ESRCH too
- * (it never stops).
+ * (it never stops). The same for a tracee of PTRACE_ATTACH and of
+ * PTRACE_SEIZE.
  */
 struct npg_result npg_sys_ptrace_detach(struct npg_world *w, int t, int target)
 {

@@ -1459,10 +1459,14 @@ static bool parse_op(struct parser *p, struct npg_stmt *st, const struct op_spec
 		op->value = (int)v;
 		return expect_end(p, i + 2, end);
 	case NPG_OP_PTRACE:
-		/* ptrace TASK (PTRACE_SEIZE) | ptrace detach TASK */
+		/* ptrace TASK (PTRACE_SEIZE) | ptrace attach TASK | ptrace detach
+		 * TASK; a lone word is a task's name, even 'attach' or 'detach' */
 		op->value = NPG_PTRACE_SEIZE;
-		if (i < end && tok_is(&p->tok[i], "detach")) {
+		if (i + 1 < end && tok_is(&p->tok[i], "detach")) {
 			op->value = NPG_PTRACE_DETACH;
+			i++;
+		} else if (i + 1 < end && tok_is(&p->tok[i], "attach")) {
+			op->value = NPG_PTRACE_ATTACH;
 			i++;
 		}
 		if (!expect_word(p, i, "a task name") || !task_ref(p, i, &op->target))

@@ -20,7 +20,7 @@ enum npg_opcode {
 	NPG_OP_SETGROUPS, NPG_OP_SETRLIMIT, NPG_OP_PRLIMIT, NPG_OP_KEEPCAPS, NPG_OP_CAPSET,
 	NPG_OP_EXECVE, NPG_OP_KILL, NPG_OP_VFORK, NPG_OP_SECUREBITS, NPG_OP_AMBIENT,
 	NPG_OP_UNSHARE_USER, NPG_OP_NO_NEW_PRIVS,
-	NPG_OP_PTRACE,		/* ptrace [detach] TASK: value 0 PTRACE_SEIZE, 1 detach */
+	NPG_OP_PTRACE,		/* ptrace [attach|detach] TASK: value NPG_PTRACE_* */
 	NPG_OP_DUMPABLE,	/* prctl dumpable 0|1: PR_SET_DUMPABLE, value */
 	NPG_OP_PTRACER,		/* prctl ptracer TASK|any|none: Yama's PR_SET_PTRACER */
 	NPG_OP_CLONE_USER,	/* clone CHILD user NS [maps]: target the child, value NS */
@@ -31,7 +31,7 @@ enum npg_opcode {
 };
 
 /* NPG_OP_PTRACE's value */
-enum { NPG_PTRACE_SEIZE = 0, NPG_PTRACE_DETACH = 1 };
+enum { NPG_PTRACE_SEIZE = 0, NPG_PTRACE_DETACH = 1, NPG_PTRACE_ATTACH = 2 };
 /* NPG_OP_PTRACER's value: enum npg_ptracer (model.h) */
 
 enum npg_capset_mode { NPG_CAPSET_DROP, NPG_CAPSET_KEEP, NPG_CAPSET_RAISE, NPG_CAPSET_LOWER,

@@ -3,7 +3,8 @@
  * __ptrace_may_access() and cap_ptrace_access_check() on its own, Yama's
  * scopes and PR_SET_PTRACER, what a tracer does to a set-id execve()
  * (LSM_UNSAFE_PTRACE, ptracer_capable() since 4.10, PT_PTRACE_CAP before),
- * and the dumpability commit_creds() and execve() give.
+ * and the dumpability commit_creds() and execve() give. PTRACE_ATTACH in
+ * every era, with the seize's rules.
  */
 #include <errno.h>
 #include <signal.h>
@@ -306,6 +307,133 @@ static void test_seize_eras(void)
 	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && r.rules.ptrace_seize == 0, "3.0.8: none");
 }
 
+/*
+ * PTRACE_ATTACH: every policy has it (no EIO or ESRCH of an unknown
+ * request), with ptrace_attach()'s refusals; the SIGSTOP it sends is
+ * taken by the harness, so the tracee runs on
+ */
+static void test_attach_eras(void)
+{
+	for (int pi = 0; pi < NPG_NPOLICIES; pi++) {
+		const char *name = npg_policies[pi]->name;
+
+		fresh(name, 6);
+		spawn(0, A);
+		spawn(1, A);
+		spawn(2, B);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), 0, "%s: PTRACE_ATTACH of the same user",
+		       name);
+		tap_is(npg_tracer_of(&w, 1), 0, "%s: traced by the caller", name);
+		tap_is(w.tasks[1].state, NPG_TASK_RUNNING, "%s: and running (the SIGSTOP taken)",
+		       name);
+		tap_is(err(npg_sys_ptrace_attach(&w, 2, 1)), EPERM, "%s: already traced: EPERM",
+		       name);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 2)), EPERM, "%s: another user: EPERM", name);
+		npg_sys_fork(&w, 0, 3, true);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 3)), EPERM, "%s: its own thread: EPERM", name);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 0)), EPERM, "%s: itself: EPERM", name);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 5)), ESRCH, "%s: never forked: ESRCH", name);
+		npg_sys_fork(&w, 1, 4, false);
+		npg_sys_exit(&w, 4, 0);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 4)), EPERM, "%s: a zombie: EPERM", name);
+		npg_sys_wait(&w, 1, 4);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 4)), ESRCH, "%s: reaped: ESRCH", name);
+		tap_is(err(npg_sys_ptrace_detach(&w, 2, 1)), ESRCH, "%s: detach by another: ESRCH",
+		       name);
+		tap_is(err(npg_sys_ptrace_detach(&w, 0, 1)), 0, "%s: detach by the tracer", name);
+		tap_is(npg_tracer_of(&w, 1), -1, "%s: let go", name);
+		tap_is(err(npg_sys_ptrace_detach(&w, 0, 1)), ESRCH, "%s: twice: ESRCH", name);
+		/* a thread of another process: ptrace links tasks */
+		npg_sys_fork(&w, 1, 5, true);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 5)), 0, "%s: another process's thread",
+		       name);
+		tap_is(npg_tracer_of(&w, 1), -1, "%s: its leader is not traced", name);
+	}
+	/* the seize's refusals before 3.4 are not the attach's */
+	fresh("linux-2.6", 2);
+	spawn(0, A);
+	spawn(1, A);
+	tap_is(err(npg_sys_ptrace_seize(&w, 0, 1)), ESRCH, "linux-2.6: PTRACE_SEIZE is ESRCH");
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), 0, "PTRACE_ATTACH is not");
+	fresh("linux-3.1", 2);
+	w.rules.ptrace_seize = 1;	/* 3.1-3.3 */
+	spawn(0, A);
+	spawn(1, A);
+	tap_is(err(npg_sys_ptrace_seize(&w, 0, 1)), EIO, "3.2: PTRACE_SEIZE is EIO");
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), 0, "PTRACE_ATTACH is not");
+	/* __ptrace_may_access() and cap_ptrace_access_check() as for the seize */
+	fresh("linux-2.6", 4);
+	spawn(0, A);
+	spawn(1, A);
+	spawn_ids(2, A, B);
+	spawn(3, 0);
+	npg_sys_dumpable(&w, 1, 0);
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), EPERM, "linux-2.6: not dumpable: EPERM");
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 2)), EPERM, "linux-2.6: euid B: EPERM");
+	tap_is(err(npg_sys_ptrace_attach(&w, 3, 2)), 0, "linux-2.6: root: attached");
+	tap_ok(w.tasks[2].ptrace_cap, "linux-2.6: PT_PTRACE_CAP recorded");
+	npg_sys_dumpable(&w, 1, 1);
+	w.tasks[1].cred.cap_permitted = NPG_CAP(NPG_CAP_KILL);
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), EPERM, "linux-2.6: the target has CAP_KILL: "
+	       "EPERM");
+	/* Yama, where the machine has it */
+	fresh("linux-6", 3);
+	w.yama_scope = 1;
+	spawn(0, A);
+	spawn(1, A);
+	npg_sys_fork(&w, 0, 2, false);
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), EPERM, "Yama scope 1: not an ancestor: EPERM");
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 2)), 0, "its child: attached");
+}
+
+/*
+ * LSM_UNSAFE_PTRACE with PTRACE_ATTACH, the request every era has: before
+ * 4.10 PT_PTRACE_CAP, the tracer's capability at attach; after,
+ * ptracer_cred
+ */
+static void test_attach_unsafe_exec(void)
+{
+	const char *eras[] = { "linux-2.4", "linux-2.6", "ow-2006", "linux-3.1", "linux-5.14",
+			       "linux-6" };
+
+	for (int e = 0; e < 6; e++) {
+		fresh(eras[e], 3);
+		spawn(0, A);
+		spawn(1, A);
+		spawn(2, 0);
+		tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), 0, "%s: a user attaches", eras[e]);
+		tap_ok(!w.tasks[1].ptrace_cap, "%s: without PT_PTRACE_CAP", eras[e]);
+		tap_is(err(npg_sys_execve_file(&w, 1, &setuid_root)), 0, "%s: traced exec", eras[e]);
+		tap_is(w.tasks[1].cred.uid.eff, A, "%s: set-uid root keeps the caller's ids",
+		       eras[e]);
+		tap_is(w.tasks[1].cred.uid.saved, A, "%s: saved uid too", eras[e]);
+		tap_is(w.tasks[1].cred.cap_permitted, 0, "%s: and no capability", eras[e]);
+		tap_is(err(npg_sys_ptrace_detach(&w, 0, 1)), 0, "%s: detached", eras[e]);
+		tap_is(err(npg_sys_ptrace_attach(&w, 2, 1)), 0, "%s: root attaches", eras[e]);
+		tap_ok(w.tasks[1].ptrace_cap, "%s: with PT_PTRACE_CAP", eras[e]);
+		npg_sys_execve_file(&w, 1, &setuid_root);
+		tap_is(w.tasks[1].cred.uid.eff, 0, "%s: the exec is set-uid", eras[e]);
+	}
+	/* before 4.10 the flag set at attach: root's tracer that gives up
+	 * CAP_SYS_PTRACE afterwards still lets the exec be set-uid */
+	fresh("linux-2.6", 2);
+	spawn(0, 0);
+	spawn(1, A);
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), 0, "linux-2.6: root attaches");
+	w.tasks[0].cred.cap_effective = 0;
+	npg_sys_execve_file(&w, 1, &setuid_root);
+	tap_is(w.tasks[1].cred.uid.eff, 0, "linux-2.6: CAP_SYS_PTRACE dropped after attaching: "
+	       "PT_PTRACE_CAP still set, the exec is set-uid");
+	/* a tracer of the tracee's uid with CAP_SYS_PTRACE (not root) */
+	fresh("linux-2.6", 2);
+	spawn(0, A);
+	spawn(1, A);
+	w.tasks[0].cred.cap_effective = w.tasks[0].cred.cap_permitted = NPG_CAP(NPG_CAP_SYS_PTRACE);
+	tap_is(err(npg_sys_ptrace_attach(&w, 0, 1)), 0, "linux-2.6: A with CAP_SYS_PTRACE attaches");
+	npg_sys_execve_file(&w, 1, &setuid_root);
+	tap_is(w.tasks[1].cred.uid.eff, 0, "linux-2.6: PT_PTRACE_CAP: the exec is set-uid");
+}
+
 int main(void)
 {
 	test_ids();
@@ -316,6 +444,8 @@ int main(void)
 	test_commit_creds();
 	test_yama();
 	test_seize_eras();
+	test_attach_eras();
+	test_attach_unsafe_exec();
 	npg_world_free(&w);
 	return tap_done();
 }
