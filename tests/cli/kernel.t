@@ -134,6 +134,15 @@ else
 			--kernel "$image" "$TMP/finite.npg" &&
 		grep -q "^conform: 1 scenarios, 2 statements, 0 differences, 0 unreproducible" "$TMP/stdout"
 	'
+	# PTRACE_ATTACH is every era's: on 3.0.8 the request that attaches at
+	# all (PTRACE_SEIZE is 3.4's), its SIGSTOP and an attached tracee's exec
+	# SIGTRAP taken, waits without waitid(__WALL) (4.7), detach by SIGSTOP
+	test_expect "ptrace attach agrees with the model inside $(basename "$image")" '
+		cd "$TOP" &&
+		expect_exit 0 "$NPG" conform --quiet --guest-timeout 900 --kernel "$image" \
+			scenarios/regression/ptrace-attach.npg &&
+		grep -q "^conform: 1 scenarios, 86 statements, 0 differences, 0 unreproducible" "$TMP/stdout"
+	'
 fi
 
 test_done

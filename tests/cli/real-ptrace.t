@@ -186,6 +186,55 @@ test_expect "the regression scenarios on ptrace and dumpability conform" '
 	no_leftovers
 '
 
+# PTRACE_ATTACH: its SIGSTOP is taken and dropped, an attached tracee's
+# exec SIGTRAP too, and detach works whoever may signal whom
+test_expect "ptrace attach: the regression scenario agrees and holds, every statement compared" '
+	agrees_and_holds "$S"/ptrace-attach.npg
+'
+
+cat >"$TMP/attach.npg" <<'NPG'
+scenario "an attached tracee is not left stopped"
+user root 0
+user www 1000
+user bob 1001
+task d uid root
+task a uid www
+task b uid www
+a: ptrace attach b           => ok
+b: thread bt                 => ok
+a: ptrace attach bt          => ok
+check bt tracer              => a
+# each answers at once: neither waits in a stop (a stopped puppet would not)
+b: setuid www                => ok
+bt: setuid www               => ok
+b: execve                    => ok
+check b tracer               => a
+check bt state               => reaped
+# the tracer loses the right to signal it (kill_ok_by_cred()): still lets go
+d: ptrace attach a           => ok
+a: setresuid bob bob bob     => EPERM
+d: ptrace detach a           => ok
+d: fork r                    => ok
+r: ptrace attach b           => EPERM
+r: setuid bob                => ok
+a: ptrace detach b           => ok
+b: fork c                    => ok
+check b tracer               => none
+NPG
+
+test_expect "ptrace attach: threads, exec, detach; no tracee stays stopped" '
+	agrees_and_holds "$TMP/attach.npg"
+'
+
+# wait_for_vfork_done(): the attach's SIGSTOP would stop b only once v exits
+test_expect "ptrace attach: a task asleep in vfork() is unreproducible, not a hang" '
+	printf "user www 1000\ntask a uid www\ntask b uid www\nb: vfork v\na: ptrace attach b\nv: exit 0\ncheck b tracer\n" \
+		>"$TMP/attach-vfork.npg" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$TMP/attach-vfork.npg" &&
+	grep -q "PTRACE_ATTACH of a task asleep in vfork()" "$TMP/stdout" &&
+	grep -q "0 differences, 3 unreproducible" "$TMP/stdout" && no_leftovers
+'
+
 cat >"$TMP/vfork.npg" <<'NPG'
 user root 0
 user www 1000

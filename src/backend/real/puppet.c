@@ -449,6 +449,8 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd,
 	case NPG_OP_PTRACE: {
 		int err = op->value == NPG_PTRACE_DETACH ?
 			  npg_tracer_detach(tr, (pid_t)m->target_pid) :
+			  op->value == NPG_PTRACE_ATTACH ?
+			  npg_tracer_attach(tr, (pid_t)m->target_pid, m->target_tgid, m->target_ppid) :
 			  npg_tracer_seize(tr, (pid_t)m->target_pid, m->target_tgid, m->target_ppid);
 
 		if (err)

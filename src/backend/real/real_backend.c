@@ -1802,9 +1802,11 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	/*
 	 * A step whose effects would wait for a tracer that cannot act (asleep
 	 * in vfork()) would hang here, or be seen half done: not run, and
-	 * nothing compared after it, since the model has it done.
+	 * nothing compared after it, since the model has it done. (An attach
+	 * brings a stop of its own, traced or not before.)
 	 */
-	if (r->ever_traced && t->created && t->alive && !t->tainted &&
+	if ((r->ever_traced || (st->op.code == NPG_OP_PTRACE && st->op.value == NPG_PTRACE_ATTACH)) &&
+	    t->created && t->alive && !t->tainted &&
 	    (hazard = npg_real_tracing_hazard(r, st))) {
 		return npg_real_diverge(b, r, st, hazard);
 	}
@@ -1814,7 +1816,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	 * answers another question, and the links that follow differ.
 	 */
 	if (r->yama_mismatch && t->created && t->alive && !t->tainted &&
-	    ((st->op.code == NPG_OP_PTRACE && st->op.value == NPG_PTRACE_SEIZE) ||
+	    ((st->op.code == NPG_OP_PTRACE && st->op.value != NPG_PTRACE_DETACH) ||
 	     st->op.code == NPG_OP_PTRACER)) {
 		char why[96];
 
@@ -1824,7 +1826,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	}
 	mm_copy_mark(r, t, st);
 	res = real_step_run(b, st);
-	if (st->op.code == NPG_OP_PTRACE && st->op.value == NPG_PTRACE_SEIZE &&
+	if (st->op.code == NPG_OP_PTRACE && st->op.value != NPG_PTRACE_DETACH &&
 	    res.kind == NPG_R_OK)
 		r->ever_traced = true;
 	if (r->ever_traced && res.kind != NPG_R_UNREPRODUCIBLE &&
@@ -1849,6 +1851,28 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	 * them, but nothing more is compared.
 	 */
 	return npg_real_diverge(b, r, st, unknowable);
+}
+
+/*
+ * ptrace detach: the stop to detach from. A debugger brings a running
+ * tracee to one with PTRACE_INTERRUPT (3.4+, a seized tracee only) or a
+ * SIGSTOP; the harness sends the SIGSTOP itself, as root, for a tracee of
+ * either kind and on every kernel -- the tracer may have lost the right
+ * to signal it (kill_ok_by_cred(): its ids or the tracee's changed since
+ * the attach) while PTRACE_DETACH needs none. Only to a live task that
+ * the caller itself traces (TracerPid), which its tracer's loop holds
+ * stopped for the detach (tracer.c); to any other the kernel's answer is
+ * ESRCH and no signal is sent.
+ */
+static void detach_stop(const struct real_priv *r, const struct real_task *t,
+			const struct real_task *tt)
+{
+	struct npg_proc_task pt;
+
+	if (tt->created && !tt->gone && npg_proc_read_task(tt->pid, tt->tid, &pt) == 0 &&
+	    pt.tracer_pid == t->tid && pt.state != 'Z' && pt.state != 'X')
+		syscall(SYS_tgkill, tt->pid, tt->tid, SIGSTOP);
+	(void)r;
 }
 
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st)
@@ -1927,6 +1951,10 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 	case NPG_OP_WRITE_SETGROUPS:
 	case NPG_OP_MAX_USERNS:
 		return npg_real_step_write_proc(b, r, t, st);
+	case NPG_OP_PTRACE:
+		if (st->op.value == NPG_PTRACE_DETACH)
+			detach_stop(r, t, &r->tasks[st->op.target]);
+		break;
 	default:
 		break;
 	}

@@ -6,7 +6,11 @@
  *
  * What a tracee can stop on here. PTRACE_SEIZE with no options makes no
  * stop of its own, no exec SIGTRAP and no event stops but
- * PTRACE_EVENT_STOP (PTRACE_INTERRUPT, group stops). What is left are
+ * PTRACE_EVENT_STOP (PTRACE_INTERRUPT, group stops); PTRACE_ATTACH sends
+ * one SIGSTOP (ptrace_attach(): "send_sig_info(SIGSTOP, ...)", 3.0 and
+ * 6.1), which the attach step waits for and resumes with signal 0, so
+ * the signal is dropped and no group stop follows. An attached tracee
+ * that execs stops on a SIGTRAP after it (stop_signal()). What is left are
  * signal-delivery stops: a traced task takes every signal, an ignored one
  * included ("sig_task_ignored(): if (t->ptrace && sig != SIGKILL) return
  * false"). SIGCHLD, ignored by default and sent to every puppet whose
@@ -24,6 +28,19 @@
  * parent is the tracer's own process: waiting on it with WEXITED would reap
  * it (not ptrace_reparented(): EXIT_DEAD), and it is the scenario's `wait`
  * step that does.
+ *
+ * SIGSTOP. A scenario never sends it (`kill` has no stop signal): every
+ * SIGSTOP a tracee stops on is the harness's -- the attach's, taken by the
+ * attach step, or the one the controller sends before a detach (the
+ * tracer may have no right to signal its tracee: kill_ok_by_cred()),
+ * which the loop leaves stopped (held) for the detach to take.
+ *
+ * Waiting. waitid() takes __WALL only since 4.7 (91c4e8ea8f05; EINVAL
+ * before, measured on 3.0.8), and without it a thread (exit_signal -1) is
+ * no child of any wait of ours (eligible_child()). There, a thread's
+ * stops and exit are taken with wait4(__WALL), which reaps the exit --
+ * every traced thread's exit is ours to take -- and a process's with
+ * waitid() as here.
  */
 #include <errno.h>
 #include <signal.h>
@@ -41,8 +58,8 @@
 
 extern char **environ;
 
-/* detach: how long the stop PTRACE_INTERRUPT asks for may take */
-#define DETACH_TIMEOUT_MS 10000
+/* attach, detach: how long the SIGSTOP stop may take to come */
+#define STOP_TIMEOUT_MS 10000
 
 int npg_tracer_block_sigchld(void)
 {
@@ -84,7 +101,7 @@ static int add(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid)
 	/* full: a scenario has at most NPG_MAX_TASKS tasks, each traced once */
 	if (listed(tr, tid) || tr->n == NPG_MAX_TASKS)
 		return 0;
-	tr->t[tr->n++] = (struct npg_tracee){ tid, tgid, ppid };
+	tr->t[tr->n++] = (struct npg_tracee){ tid, tgid, ppid, false };
 	return 0;
 }
 
@@ -111,10 +128,79 @@ static bool follow_exec(struct npg_tracees *tr, struct npg_tracee *e)
 	return true;
 }
 
-/* ptrace() continue/detach with the signal a stop carried (0 for an event stop) */
+/*
+ * PTRACE_CONT with the signal a stop carried: none for an event stop, nor
+ * for a SIGTRAP -- which a scenario never sends: it is the legacy exec
+ * report of an attached tracee (ptrace_event(PTRACE_EVENT_EXEC): "legacy
+ * EXEC report via SIGTRAP", send_sig(SIGTRAP, current, 0), for a tracee
+ * not seized; 3.0 for any), which a debugger takes and drops, and which,
+ * passed on, would kill the tracee
+ */
 static int stop_signal(int status)
 {
-	return (status >> 8) ? 0 : status & 0x7f;
+	return (status >> 8) || (status & 0x7f) == SIGTRAP ? 0 : status & 0x7f;
+}
+
+/* A signal-delivery stop on SIGSTOP: the harness's (see above) */
+static bool sigstop_stop(const siginfo_t *si)
+{
+	return si->si_code == CLD_TRAPPED && si->si_status == SIGSTOP;
+}
+
+/* waitid() with __WALL said EINVAL once: a kernel before 4.7 */
+static bool no_waitid_wall;
+
+/*
+ * One look at @e: its next stop, taken (si_code CLD_TRAPPED, si_status
+ * the signal | event << 8), its exit -- taken when ours (exit_is_ours()),
+ * else only looked at, left for the scenario's wait -- or nothing
+ * (si_pid 0). 0, or -1 with errno (ECHILD: no tracee of ours).
+ */
+static int look(const struct npg_tracee *e, siginfo_t *si)
+{
+	int ours = exit_is_ours(e), status;
+	pid_t p;
+
+	memset(si, 0, sizeof(*si));
+	if (!ours) {
+		/* a process: waitid() needs no __WALL for it */
+		if (waitid(P_PID, (id_t)e->tid, si, WSTOPPED | WEXITED | WNOWAIT | WNOHANG |
+			   (no_waitid_wall ? 0 : __WALL)) < 0) {
+			if (errno != EINVAL || no_waitid_wall)
+				return -1;
+			no_waitid_wall = true;
+			return look(e, si);
+		}
+		if (si->si_pid == 0 || si->si_code != CLD_TRAPPED)
+			return 0;
+		/* a stop: now take it (WNOWAIT left it there) */
+		memset(si, 0, sizeof(*si));
+		return waitid(P_PID, (id_t)e->tid, si, WSTOPPED | WNOHANG |
+			      (no_waitid_wall ? 0 : __WALL));
+	}
+	if (!no_waitid_wall) {
+		if (waitid(P_PID, (id_t)e->tid, si, WSTOPPED | WEXITED | WNOHANG | __WALL) == 0)
+			return 0;
+		if (errno != EINVAL)
+			return -1;
+		no_waitid_wall = true;
+	}
+	if (e->tid == e->tgid)
+		return waitid(P_PID, (id_t)e->tid, si, WSTOPPED | WEXITED | WNOHANG);
+	if ((p = wait4(e->tid, &status, WNOHANG | __WALL, NULL)) <= 0)
+		return p < 0 ? -1 : 0;
+	si->si_pid = p;
+	if (WIFSTOPPED(status)) {
+		si->si_code = CLD_TRAPPED;
+		si->si_status = status >> 8;
+	} else if (WIFEXITED(status)) {
+		si->si_code = CLD_EXITED;
+		si->si_status = WEXITSTATUS(status);
+	} else {
+		si->si_code = CLD_KILLED;
+		si->si_status = WTERMSIG(status);
+	}
+	return 0;
 }
 
 void npg_tracer_service(struct npg_tracees *tr)
@@ -122,10 +208,12 @@ void npg_tracer_service(struct npg_tracees *tr)
 	for (int i = 0; i < tr->n; ) {
 		struct npg_tracee *e = &tr->t[i];
 		siginfo_t si;
-		int flags = WSTOPPED | WNOHANG | __WALL | (exit_is_ours(e) ? WEXITED : 0);
 
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)e->tid, &si, flags) < 0) {
+		if (e->held) {
+			i++;	/* stopped for the detach that comes next */
+			continue;
+		}
+		if (look(e, &si) < 0) {
 			if (errno == ECHILD && !follow_exec(tr, e)) {
 				drop(tr, i);
 				continue;
@@ -138,22 +226,86 @@ void npg_tracer_service(struct npg_tracees *tr)
 			i++;
 			continue;
 		}
+		if (sigstop_stop(&si)) {
+			e->held = true;	/* the controller's, before a detach */
+			i++;
+			continue;
+		}
 		if (si.si_code == CLD_TRAPPED) {
 			/*
 			 * A signal-delivery stop goes on with its signal, as strace
-			 * passes it; an event stop (the tracee is never asked for one
-			 * outside a detach) goes on with none. Should the tracee
-			 * have died meanwhile (SIGKILL), its exit comes next time.
+			 * passes it; an event stop (the tracee is never asked for
+			 * one) goes on with none. Should the tracee have died
+			 * meanwhile (SIGKILL), its exit comes next time.
 			 */
 			ptrace(PTRACE_CONT, e->tid, 0L, (long)stop_signal(si.si_status));
 			continue;	/* the same tracee again: another stop or its exit */
 		}
-		if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) {
+		if (exit_is_ours(e) && (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+					si.si_code == CLD_DUMPED)) {
 			drop(tr, i);	/* released, or a plain zombie for its parent now */
 			continue;
 		}
 		i++;
 	}
+}
+
+static long ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/* await_sigstop()'s answers besides an errno */
+enum { IN_SIGSTOP = 0, EXITED = -1 };
+
+/*
+ * Wait until @e is in a signal-delivery stop on SIGSTOP (taken, left
+ * stopped: IN_SIGSTOP), passing on, as the loop would, any other signal
+ * it stops on first; or until it has exited (EXITED; taken when ours,
+ * else left for its parent's wait). Else an errno: ETIMEDOUT after
+ * STOP_TIMEOUT_MS, which the controller reports as a broken step.
+ */
+static int await_sigstop(struct npg_tracee *e)
+{
+	struct timespec start, pause = { 0, 100000 };
+
+	if (e->held) {
+		e->held = false;
+		return IN_SIGSTOP;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		siginfo_t si;
+
+		if (look(e, &si) < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (sigstop_stop(&si))
+			return IN_SIGSTOP;
+		if (si.si_pid != 0 && si.si_code == CLD_TRAPPED) {
+			if (ptrace(PTRACE_CONT, e->tid, 0L, (long)stop_signal(si.si_status)) < 0)
+				return errno;
+			continue;
+		}
+		if (si.si_pid != 0)
+			return EXITED;
+		if (ms_since(&start) > STOP_TIMEOUT_MS)
+			return ETIMEDOUT;
+		nanosleep(&pause, NULL);
+	}
+}
+
+static struct npg_tracee *entry(struct npg_tracees *tr, pid_t tid)
+{
+	for (int i = 0; i < tr->n; i++)
+		if (tr->t[i].tid == tid)
+			return &tr->t[i];
+	return NULL;
 }
 
 int npg_tracer_seize(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid)
@@ -170,81 +322,81 @@ int npg_tracer_seize(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid)
 	return err;
 }
 
-static long ms_since(const struct timespec *start)
+/*
+ * PTRACE_ATTACH, then the stop its SIGSTOP brings, resumed with signal 0:
+ * ptrace_signal() drops the signal ("signr = current->exit_code; if
+ * (signr == 0) return signr;"), and the tracee runs on as after a seize.
+ * The attach's SIGSTOP is the only one pending: none is pending before
+ * (the scenario sends none) and a second would merge with it
+ * (legacy_queue()). A task asleep in vfork() stops only when its child
+ * execs or exits: the controller never asks this of it (tracing.c).
+ */
+int npg_tracer_attach(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid)
 {
-	struct timespec now;
+	struct npg_tracee tmp = { tid, tgid, ppid, false }, *e;
+	int err, got;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+	if (ptrace(PTRACE_ATTACH, tid, 0L, 0L) < 0)
+		return errno;
+	err = add(tr, tid, tgid, ppid) < 0 ? errno : 0;
+	e = err ? &tmp : entry(tr, tid);
+	if (!e) {	/* the list is full: cannot happen (one entry per scenario task) */
+		err = ENOSPC;
+		e = &tmp;
+	}
+	got = await_sigstop(e);
+	if (got == IN_SIGSTOP) {
+		/* no room to remember it: let go again, and the step says why */
+		if (ptrace(err ? PTRACE_DETACH : PTRACE_CONT, tid, 0L, 0L) < 0 && !err)
+			return errno;
+		return err;
+	}
+	if (got == EXITED && exit_is_ours(e) && !err)
+		for (int i = 0; i < tr->n; i++)
+			if (tr->t[i].tid == tid)
+				drop(tr, i);
+	/* attached, and the kernel said so: a tracer that cannot see the stop is broken */
+	return got == EXITED ? err : got;
 }
 
 /*
- * What strace does to let go of a running tracee: PTRACE_INTERRUPT, wait
- * for the PTRACE_EVENT_STOP it brings -- passing on, as the loop would,
- * any signal-delivery stop met first -- and PTRACE_DETACH from it. An
- * exit met first (a zombie traced by its parent, which never stops) is
- * left where it is; PTRACE_DETACH then fails, as ptrace_check_attach()
- * wants the tracee stopped. The errno of the first call that fails.
+ * What a debugger does to let go of a running tracee: bring it to a stop
+ * and PTRACE_DETACH from there (ptrace_check_attach() wants it stopped)
+ * with signal 0. The stop is the SIGSTOP the controller sent it just
+ * before this (tracing.c) -- the same for a seized tracee as for an
+ * attached one: PTRACE_INTERRUPT is 3.4's, for seized tracees only --
+ * dropped by the detach, so the tracee runs on, not stopped. An exit met
+ * first (a zombie traced by its parent, which never stops) is left where
+ * it is; PTRACE_DETACH then fails with ESRCH. A task that is no tracee of
+ * this one is ESRCH, as the kernel's ptrace_check_attach() says.
  */
 int npg_tracer_detach(struct npg_tracees *tr, pid_t tid)
 {
-	struct timespec start, pause = { 0, 100000 };
-	int err = 0;
+	struct npg_tracee *e = entry(tr, tid);
+	int got;
 
-	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
+	if (!e)
+		return ptrace(PTRACE_DETACH, tid, 0L, 0L) < 0 ? errno : 0;
+	got = await_sigstop(e);
+	if (got > 0)
+		return got;
+	if (ptrace(PTRACE_DETACH, tid, 0L, 0L) < 0)
 		return errno;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		siginfo_t si;
-
-		memset(&si, 0, sizeof(si));
-		/* WNOWAIT: an exit is only looked at, never reaped here */
-		if (waitid(P_PID, (id_t)tid, &si, WSTOPPED | WEXITED | WNOWAIT | WNOHANG | __WALL) < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (si.si_pid != 0 && si.si_code != CLD_TRAPPED) {
-			if (ptrace(PTRACE_DETACH, tid, 0L, 0L) < 0)
-				err = errno;
-			break;
-		}
-		if (si.si_pid != 0) {
-			int sig;
-
-			/* now take the stop itself (WNOWAIT left it there) */
-			memset(&si, 0, sizeof(si));
-			if (waitid(P_PID, (id_t)tid, &si, WSTOPPED | WNOHANG | __WALL) < 0)
-				return errno;
-			if (si.si_pid == 0)
-				continue;
-			sig = stop_signal(si.si_status);
-			if ((si.si_status >> 8) != 0) {
-				if (ptrace(PTRACE_DETACH, tid, 0L, 0L) < 0)
-					err = errno;
-				break;
-			}
-			if (ptrace(PTRACE_CONT, tid, 0L, (long)sig) < 0)
-				return errno;
-			continue;
-		}
-		if (ms_since(&start) > DETACH_TIMEOUT_MS)
-			return ETIMEDOUT;	/* the controller says the step broke */
-		nanosleep(&pause, NULL);
-	}
 	for (int i = 0; i < tr->n; i++)
-		if (tr->t[i].tid == tid && !err) {
+		if (tr->t[i].tid == tid) {
 			drop(tr, i);
 			break;
 		}
-	return err;
+	return 0;
 }
 
 bool npg_tracer_pass_stop(pid_t pid, int status)
 {
 	if (!WIFSTOPPED(status))
 		return false;
-	ptrace(PTRACE_CONT, pid, 0L, (long)((status >> 16) ? 0 : WSTOPSIG(status)));
+	/* a SIGSTOP is the harness's (see above): passed on, it would stop the group */
+	ptrace(PTRACE_CONT, pid, 0L,
+	       (long)(WSTOPSIG(status) == SIGSTOP ? 0 : stop_signal(status >> 8)));
 	return true;
 }
 

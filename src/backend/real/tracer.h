@@ -1,6 +1,6 @@
 /*
  * A puppet as a tracer: what it does for the tasks it attached to with
- * PTRACE_SEIZE, so that a tracee lives and dies as it would untraced (the
+ * PTRACE_SEIZE or PTRACE_ATTACH, so that a tracee lives and dies as it would untraced (the
  * model's harness, "strace passing every signal on"). Puppet side only.
  */
 #ifndef NPG_REAL_TRACER_H
@@ -18,6 +18,7 @@ struct npg_tracee {
 	pid_t tid;	/* what ptrace() and waitid() name: changes when a thread execs */
 	pid_t tgid;	/* its process: the tid it takes over by exec'ing from a thread */
 	pid_t ppid;	/* its process's real parent */
+	bool held;	/* stopped on the controller's SIGSTOP, for the detach that follows */
 };
 
 /*
@@ -54,10 +55,13 @@ void npg_tracer_env_free(char **env);
 void npg_tracer_service(struct npg_tracees *tr);
 
 /*
- * The step: PTRACE_SEIZE of @tid (process @tgid, whose real parent is
- * @ppid), or strace's detach. The result's errno, or 0.
+ * The step: PTRACE_SEIZE or PTRACE_ATTACH (its SIGSTOP stop taken and
+ * resumed with no signal) of @tid (process @tgid, whose real parent is
+ * @ppid), or a debugger's detach from the SIGSTOP the controller sent.
+ * The result's errno, or 0.
  */
 int npg_tracer_seize(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid);
+int npg_tracer_attach(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid);
 int npg_tracer_detach(struct npg_tracees *tr, pid_t tid);
 
 /*

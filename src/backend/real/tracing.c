@@ -151,14 +151,26 @@ const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *
 		}
 		return NULL;
 	case NPG_OP_PTRACE:
-		/* PTRACE_INTERRUPT cannot wake a task asleep in vfork(): no stop to detach from */
+		/*
+		 * A task asleep in vfork() (wait_for_vfork_done(): uninterruptible
+		 * in 3.0, killable since) takes no SIGSTOP until its child execs
+		 * or exits: no stop to detach from, and the attach's stop, which
+		 * the model's harness takes at once, would come only then
+		 */
 		tt = &r->tasks[st->op.target];
-		if (st->op.value == NPG_PTRACE_DETACH && present(tt) && npg_real_vfork_waiting(r, tt)) {
+		if (!present(tt) || !tt->alive || !npg_real_vfork_waiting(r, tt))
+			return NULL;
+		if (st->op.value == NPG_PTRACE_ATTACH)
+			return "PTRACE_ATTACH of a task asleep in vfork(): the SIGSTOP it sends stops "
+			       "the task only when its child execs or exits, not at once as the "
+			       "model's harness takes it";
+		if (st->op.value == NPG_PTRACE_DETACH) {
 			struct npg_proc_task pt;
 
 			if (npg_proc_read_task(tt->pid, tt->tid, &pt) == 0 && pt.tracer_pid == t->tid)
-				return "a tracee asleep in vfork() never stops for PTRACE_INTERRUPT "
-				       "until its child execs or exits: detaching would wait for that";
+				return "a tracee asleep in vfork() never stops for the SIGSTOP of a "
+				       "detach until its child execs or exits: detaching would wait "
+				       "for that";
 		}
 		return NULL;
 	default:
