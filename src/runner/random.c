@@ -245,9 +245,10 @@ static void step(struct gen *g)
 		else
 			clone_user(g, a);
 		break;
-	case 27:	/* PTRACE_SEIZE of any task, a thread, a dead one, itself */
+	case 27:	/* PTRACE_SEIZE or PTRACE_ATTACH of any task, a thread, a dead one, itself */
 		b = pick(&g->rng, g->ntasks);
-		out(g, "%s: ptrace %s\ncheck %s tracer\n", who, g->t[b].name, g->t[b].name);
+		out(g, "%s: ptrace %s%s\ncheck %s tracer\n", who, pick(&g->rng, 2) ? "attach " : "",
+		    g->t[b].name, g->t[b].name);
 		break;
 	case 28:	/* let go of a tracee, or name a tracer for Yama */
 		b = pick(&g->rng, g->ntasks);

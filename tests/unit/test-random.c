@@ -16,6 +16,7 @@ int main(void)
 {
 	static char text[65536];
 	bool used[NPG_OP_MAX_USERNS + 1] = { false }, nested = false;
+	bool ptrace_used[NPG_PTRACE_ATTACH + 1] = { false };
 	int parsed = 0, ran = 0, userns_ok = 0;
 
 	for (int n = 0; n < N; n++) {
@@ -29,8 +30,11 @@ int main(void)
 			continue;
 		parsed++;
 		for (int s = 0; s < sc->nstmts; s++)
-			if (sc->stmts[s].kind == NPG_STMT_STEP)
+			if (sc->stmts[s].kind == NPG_STMT_STEP) {
 				used[sc->stmts[s].op.code] = true;
+				if (sc->stmts[s].op.code == NPG_OP_PTRACE)
+					ptrace_used[sc->stmts[s].op.value] = true;
+			}
 		for (int pi = 0; pi < NPG_NPOLICIES; pi++) {
 			struct npg_backend b;
 			struct npg_world *w;
@@ -55,6 +59,8 @@ int main(void)
 	tap_is(ran, N * NPG_NPOLICIES, "and runs on the model of every policy");
 	for (int op = 0; op <= NPG_OP_MAX_USERNS; op++)
 		tap_ok(used[op], "operation %d is generated", op);
+	tap_ok(ptrace_used[NPG_PTRACE_SEIZE] && ptrace_used[NPG_PTRACE_ATTACH] &&
+	       ptrace_used[NPG_PTRACE_DETACH], "ptrace, ptrace attach and ptrace detach are generated");
 	tap_ok(userns_ok > N / 10, "namespaces are created (%d under linux-6)", userns_ok);
 	tap_ok(nested, "nested ones too");
 	{
