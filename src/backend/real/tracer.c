@@ -346,7 +346,8 @@ int npg_tracer_attach(struct npg_tracees *tr, pid_t tid, pid_t tgid, pid_t ppid)
 	}
 	got = await_sigstop(e);
 	if (got == IN_SIGSTOP) {
-		/* no room to remember it: let go again, and the step says why */
+		/* resumed with signal 0, the SIGSTOP dropped; or, with no room
+		 * to remember it, let go again, and the step says why */
 		if (ptrace(err ? PTRACE_DETACH : PTRACE_CONT, tid, 0L, 0L) < 0 && !err)
 			return errno;
 		return err;
