@@ -12,17 +12,10 @@
 #include "model/policy.h"
 #include "model/release.h"
 #include "tap.h"
+#include "world.h"
 
 #define A 1000
 #define B 1001
-
-static struct npg_world w;
-
-static void fresh(const char *policy, int ntasks)
-{
-	npg_world_free(&w);
-	npg_world_init(&w, npg_policy_find(policy), ntasks);
-}
 
 static void spawn_ids(int idx, npg_id ruid, npg_id euid)
 {
@@ -39,11 +32,6 @@ static void spawn_ids(int idx, npg_id ruid, npg_id euid)
 static void spawn(int idx, npg_id uid)
 {
 	spawn_ids(idx, uid, uid);
-}
-
-static int err(struct npg_result r)
-{
-	return r.kind == NPG_R_ERRNO ? (int)r.value : 0;
 }
 
 static const struct npg_exec_file setuid_root = { .setuid = true, .uid = 0, .gid = 0 };

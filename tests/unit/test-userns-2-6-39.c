@@ -14,16 +14,9 @@
 #include "model/policy.h"
 #include "model/release.h"
 #include "tap.h"
+#include "world.h"
 
 #define W 1000		/* a user of the initial namespace */
-
-static struct npg_world w;
-
-static void fresh(const char *policy, int ntasks)
-{
-	npg_world_free(&w);
-	npg_world_init(&w, npg_policy_find(policy), ntasks);
-}
 
 static void spawn(int idx, npg_id uid, uint64_t caps, uint64_t soft)
 {
@@ -36,11 +29,6 @@ static void spawn(int idx, npg_id uid, uint64_t caps, uint64_t soft)
 	c.cap_bset = NPG_CAP_ALL;
 	c.cap_permitted = c.cap_effective = caps;
 	npg_task_spawn(&w, idx, &c, soft, 64);
-}
-
-static int err(struct npg_result r)
-{
-	return r.kind == NPG_R_ERRNO ? (int)r.value : 0;
 }
 
 static int clone_user(int t, int child, int ns)

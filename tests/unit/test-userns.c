@@ -10,17 +10,10 @@
 
 #include "model/policy.h"
 #include "tap.h"
+#include "world.h"
 
 #define W 1000		/* the rootless user: creates the namespaces */
 #define V 2000		/* another user, mapped by a privileged writer */
-
-static struct npg_world w;
-
-static void fresh(const char *policy, int ntasks)
-{
-	npg_world_free(&w);
-	npg_world_init(&w, npg_policy_find(policy), ntasks);
-}
 
 static void spawn(int idx, npg_id uid, uint64_t soft, uint64_t hard)
 {
@@ -37,11 +30,6 @@ static void spawn(int idx, npg_id uid, uint64_t soft, uint64_t hard)
 static struct npg_idmap map1(npg_id inside, npg_id outside, npg_id count)
 {
 	return (struct npg_idmap){ .nr = 1, .extent = { { inside, outside, count } } };
-}
-
-static int err(struct npg_result r)
-{
-	return r.kind == NPG_R_ERRNO ? (int)r.value : 0;
 }
 
 /* unshare with "0 W 1" for uids and gids: what `unshare -r` makes */
