@@ -102,7 +102,7 @@ $(PRIVDROP_SO): $(PRIVDROP_PIC) src/privdrop/privdrop.map
 $(BIN): $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIBA)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h tests/unit/world.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
 
