@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -14,6 +15,9 @@
 
 static volatile sig_atomic_t npids;
 static pid_t pids[MAX_PIDS];
+/* each one's start time when remembered (0: unknown), so that a pid reaped
+ * and taken by another process meanwhile is never killed */
+static unsigned long long starts[MAX_PIDS];
 static volatile sig_atomic_t then_group;
 /* the execdir and its files, removed by the handler: fixed buffers, no malloc */
 #define MAX_PATHS 64
@@ -27,9 +31,45 @@ static const char *volatile where_file;
 static volatile sig_atomic_t where_line;
 static const char *volatile where_what;
 
+/*
+ * Field 22 of /proc/PID/stat, the start time, with open(), read() and
+ * close() alone (async-signal-safe); 0 when it cannot be read. The command
+ * name in parentheses may hold anything: the fields start after the last ')'.
+ */
+static unsigned long long start_time(pid_t pid)
+{
+	char path[40] = "/proc/", buf[1024], *p = path + 6, *q;
+	char digits[16];
+	unsigned long long v = 0;
+	int nd = 0, fd, field = 2;
+	ssize_t n;
+
+	for (unsigned u = (unsigned)pid; nd == 0 || u; u /= 10)
+		digits[nd++] = (char)('0' + u % 10);
+	while (nd > 0)
+		*p++ = digits[--nd];
+	memcpy(p, "/stat", sizeof("/stat"));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (!(q = strrchr(buf, ')')))
+		return 0;
+	for (q++; *q && field < 22; q++)
+		if (*q == ' ')
+			field++;
+	for (; *q >= '0' && *q <= '9'; q++)
+		v = v * 10 + (unsigned long long)(*q - '0');
+	return field == 22 ? v : 0;
+}
+
 void npg_teardown_remember(pid_t pid)
 {
 	if (npids < MAX_PIDS) {
+		starts[npids] = start_time(pid);
 		pids[npids] = pid;
 		npids = npids + 1;
 	}
@@ -178,7 +218,8 @@ static void on_fatal_signal(int sig)
 	if (then_group > 0)
 		kill(-(pid_t)then_group, SIGKILL);
 	for (int i = 0; i < npids; i++)
-		kill(pids[i], SIGKILL);
+		if (!starts[i] || start_time(pids[i]) == starts[i])
+			kill(pids[i], SIGKILL);
 	alarm(10);
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
 		;

@@ -14,7 +14,8 @@
 void npg_teardown_install(void);
 
 /* A process to SIGKILL on a fatal signal (best effort past a fixed number:
- * the puppets and fillers also exit when the controller's sockets close). */
+ * the puppets and fillers also exit when the controller's sockets close),
+ * unless its pid has since been taken by another process (start time) */
 void npg_teardown_remember(pid_t pid);
 void npg_teardown_forget_all(void);
 
