@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/real/teardown.h"
@@ -223,6 +224,11 @@ static void on_fatal_signal(int sig)
 	alarm(10);
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
 		;
+	/* without a subreaper (before 3.4) orphans are init's to reap: wait
+	 * until each remembered process is gone (nanosleep() is safe here) */
+	for (int i = 0; i < npids; i++)
+		while (starts[i] && start_time(pids[i]) == starts[i])
+			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
 	remove_paths();
 	if (isatty(STDERR_FILENO))
 		put("\r\033[K");	/* over a progress line, if one is shown */
