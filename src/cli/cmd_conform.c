@@ -178,10 +178,7 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 	/* the model runs under this machine's Yama: so does the real side, whatever the file says */
 	be[1].yama_fixed = true;
 	snprintf(be[0].label, sizeof(be[0].label), "model %s", o->policy->name);
-	/* a file for other eras expects nothing of this one (as run --real) */
-	pi = npg_policy_index(o->policy);
-	if (pi >= 0 && !(sc->policies & (1u << pi)))
-		pi = -1;
+	pi = npg_expectations_of(sc, o->policy);
 	cols[0] = (struct npg_column){ .backend = &be[0], .policy_index = pi };
 	cols[1] = (struct npg_column){ .backend = &be[1], .policy_index = pi };
 	rc = npg_run_scenario(&run, sc, cols, 2, &sink);

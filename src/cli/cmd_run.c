@@ -144,16 +144,9 @@ static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 	int n = 0, rc;
 
 	if (opt->real) {
-		int pi;
-
 		npg_real_backend_init(&backends[0], &opt->host, opt->uid_base);
-		/* a file written for other eras ("policies linux-2.6") says
-		 * nothing of this kernel's: its values are shown, not checked */
-		pi = npg_policy_index(backends[0].policy);
-		if (pi >= 0 && !(sc->policies & (1u << pi)))
-			pi = -1;
 		cols[0] = (struct npg_column){ .backend = &backends[0],
-					       .policy_index = pi,
+					       .policy_index = npg_expectations_of(sc, backends[0].policy),
 					       .before_stop = opt->then ? run_then : NULL,
 					       .before_stop_arg = (void *)opt };
 		n = 1;

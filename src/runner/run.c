@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/policy.h"
 #include "runner/run.h"
 
 static void observe(struct npg_run *run, struct npg_column *col, int si, struct npg_obs *o)
@@ -166,4 +167,11 @@ void npg_stmt_label(const struct npg_scenario *sc, const struct npg_stmt *st, ch
 		snprintf(buf, len, "%s: %s", sc->tasks[st->task].name, st->text);
 	else
 		snprintf(buf, len, "check %s", st->text);
+}
+
+int npg_expectations_of(const struct npg_scenario *sc, const struct npg_policy *policy)
+{
+	int pi = npg_policy_index(policy);
+
+	return pi >= 0 && (sc->policies & (1u << pi)) ? pi : -1;
 }

@@ -75,6 +75,12 @@ struct npg_run {
 int npg_run_scenario(struct npg_run *run, const struct npg_scenario *sc,
 		     struct npg_column *cols, int ncols, const struct npg_sink *sink);
 void npg_run_free(struct npg_run *run);
+/*
+ * Whose expectations of @sc a column for @policy checks: its own, or none
+ * (-1) when the file's `policies` leave that era out ("policies linux-2.6"
+ * says nothing of a 6.x kernel: its values are shown, not checked)
+ */
+int npg_expectations_of(const struct npg_scenario *sc, const struct npg_policy *policy);
 /* Counts observed per statement: every user at every namespace's level */
 static inline int npg_ncounts(const struct npg_scenario *sc)
 {
