@@ -150,14 +150,8 @@ static void commit_userns(struct npg_world *w, int t, const struct npg_cred *new
  * depth of namespaces: do_fork()'s capable() already keeps a child
  * namespace's tasks from making one.
  */
-static int create_user_ns_2_6_39(struct npg_world *w, int ns, struct npg_cred *new)
+static void create_user_ns_2_6_39(struct npg_world *w, int ns, struct npg_cred *new)
 {
-	int err;
-
-	if (ns <= 0 || ns > NPG_MAX_USERNS)
-		return -EINVAL;
-	if ((err = userns_table(w)) < 0)
-		return err;
 	w->userns[ns] = (struct npg_userns){
 		.exists = true,
 		.parent = new->userns,
@@ -173,7 +167,6 @@ static int create_user_ns_2_6_39(struct npg_world *w, int ns, struct npg_cred *n
 	new->gid = (struct npg_ids){ 0, 0, 0, 0 };
 	new->ngroups = 0;
 	new->charged_to = 0;
-	return 0;
 }
 
 /*
@@ -195,12 +188,14 @@ static int create_user_ns(struct npg_world *w, int t, int ns, struct npg_cred *n
 	int parent = new->userns, err;
 	struct npg_userns *u;
 
-	if (!w->rules.userns_idmaps)
-		return create_user_ns_2_6_39(w, ns, new);
 	if (ns <= 0 || ns > NPG_MAX_USERNS)
 		return -EINVAL;
 	if ((err = userns_table(w)) < 0)
 		return err;
+	if (!w->rules.userns_idmaps) {
+		create_user_ns_2_6_39(w, ns, new);
+		return 0;
+	}
 	if (parent != NPG_USERNS_INITIAL && w->userns[parent].level > 32)
 		return -ENOSPC;
 	if (w->rules.userns_max_sysctl && !userns_count_below_max(w, parent, new->uid.eff))
