@@ -377,6 +377,28 @@ static void legacy_ns_made(struct real_priv *r, struct real_task *nt, int ns, in
 }
 
 /*
+ * 5.14-5.16 set_cred_ucounts(): a task that enters @article user namespace
+ * is charged to alloc_ucounts(new->user_ns, new->euid), its effective uid
+ * before the move (@before); /proc shows only real uids, so once they
+ * differ the counts are not known.
+ */
+static void key_by_euid(struct real_priv *r, struct real_task *t,
+			const struct npg_proc_task *before, const char *article)
+{
+	if (!r->ucounts_by_euid)
+		return;
+	t->key = before->uid[1];
+	t->key_known = true;
+	if (before->uid[0] != before->uid[1] && !r->charged_unknown[0])
+		snprintf(r->charged_unknown, sizeof(r->charged_unknown),
+			 "5.14-5.16 charge a task that enters %s user namespace to its "
+			 "effective uid (set_cred_ucounts()), which /proc does not show: "
+			 "'%s' has real uid %u, effective %u", article,
+			 r->sc->tasks[t - r->tasks].name, npg_real_unmap_id(r, before->uid[0]),
+			 npg_real_unmap_id(r, before->uid[1]));
+}
+
+/*
  * The new namespace @ns, which task @nt (the creator @t, or its clone
  * child) is in now: held open and recorded as create_user_ns() made it --
  * its parent, its owner (the creator's euid: the ids do not change) and
@@ -407,18 +429,7 @@ static struct npg_result ns_made(struct npg_backend *b, struct real_priv *r, str
 		u->nproc_max = NPG_RLIM_INFINITY;
 	r->ns_made++;
 	nt->ns = ns;
-	/* 5.14-5.16 set_cred_ucounts(): alloc_ucounts(new->user_ns, new->euid) */
-	if (r->ucounts_by_euid) {
-		nt->key = before->uid[1];
-		nt->key_known = true;
-		if (before->uid[0] != before->uid[1] && !r->charged_unknown[0])
-			snprintf(r->charged_unknown, sizeof(r->charged_unknown),
-				 "5.14-5.16 charge a task that enters a new user namespace to its "
-				 "effective uid (set_cred_ucounts()), which /proc does not show: "
-				 "'%s' has real uid %u, effective %u",
-				 r->sc->tasks[nt - r->tasks].name, npg_real_unmap_id(r, before->uid[0]),
-				 npg_real_unmap_id(r, before->uid[1]));
-	}
+	key_by_euid(r, nt, before, "a new");
 	return write_maps(b, r, nt, st, ns, parent);
 }
 
@@ -552,18 +563,9 @@ struct npg_result npg_real_step_setns_user(struct npg_backend *b, struct real_pr
 		return res;
 	if (m.result != NPG_R_OK)
 		return (struct npg_result){ .kind = m.result, .value = m.value };
-	/* userns_install(): set_cred_user_ns(), then set_cred_ucounts() (5.14-5.16: the euid) */
+	/* userns_install(): set_cred_user_ns(), then set_cred_ucounts() */
 	t->ns = st->op.target;
-	if (r->ucounts_by_euid) {
-		t->key = before.uid[1];
-		t->key_known = true;
-		if (before.uid[0] != before.uid[1] && !r->charged_unknown[0])
-			snprintf(r->charged_unknown, sizeof(r->charged_unknown),
-				 "5.14-5.16 charge a task that enters a user namespace to its "
-				 "effective uid (set_cred_ucounts()), which /proc does not show: "
-				 "'%s' has real uid %u, effective %u", r->sc->tasks[t - r->tasks].name,
-				 npg_real_unmap_id(r, before.uid[0]), npg_real_unmap_id(r, before.uid[1]));
-	}
+	key_by_euid(r, t, &before, "a");
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
 
