@@ -1864,15 +1864,13 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
  * stopped for the detach (tracer.c); to any other the kernel's answer is
  * ESRCH and no signal is sent.
  */
-static void detach_stop(const struct real_priv *r, const struct real_task *t,
-			const struct real_task *tt)
+static void detach_stop(const struct real_task *t, const struct real_task *tt)
 {
 	struct npg_proc_task pt;
 
 	if (tt->created && !tt->gone && npg_proc_read_task(tt->pid, tt->tid, &pt) == 0 &&
 	    pt.tracer_pid == t->tid && pt.state != 'Z' && pt.state != 'X')
 		syscall(SYS_tgkill, tt->pid, tt->tid, SIGSTOP);
-	(void)r;
 }
 
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st)
@@ -1953,7 +1951,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		return npg_real_step_write_proc(b, r, t, st);
 	case NPG_OP_PTRACE:
 		if (st->op.value == NPG_PTRACE_DETACH)
-			detach_stop(r, t, &r->tasks[st->op.target]);
+			detach_stop(t, &r->tasks[st->op.target]);
 		break;
 	default:
 		break;
