@@ -459,7 +459,7 @@ int npg_cmd_conform(int argc, char **argv)
 		case 0x100:
 		case 0x101:
 		case 0x102:
-			if (npg_guest_option(&guest, c, optarg) < 0)
+			if (npg_guest_option(&guest, "conform", c, optarg) < 0)
 				npg_usage_error("conform");
 			break;
 		default:

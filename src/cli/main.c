@@ -29,6 +29,7 @@ static const struct {
 	{ "policies", npg_cmd_policies, "list the modelled kernel policies" },
 	{ "status", npg_cmd_status, "per-user task counts against RLIMIT_NPROC, flagged tasks" },
 	{ "explain", npg_cmd_explain, "which limit refuses a task's next fork or execve, with the numbers" },
+	{ "guest", npg_cmd_guest, "run a program as root inside a kernel image under QEMU" },
 };
 
 static void usage(FILE *out)

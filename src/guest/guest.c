@@ -1,7 +1,9 @@
 /*
- * `nprocguard conform --kernel IMAGE`: the same comparison, run as root
- * inside IMAGE booted under QEMU. The report printed is the guest's own
- * (it names the guest's release); the exit status is the guest's conform's.
+ * A program run as root inside a kernel image booted under QEMU
+ * (npg_guest_boot()), and its first user, `nprocguard conform --kernel
+ * IMAGE`: the same comparison, run in the guest. The report printed is the
+ * guest's own (it names the guest's release); the exit status is the
+ * guest's conform's.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -17,7 +19,7 @@
 
 #define ARGV_MAX 1024
 
-int npg_guest_option(struct npg_guest_opts *g, int c, const char *arg)
+int npg_guest_option(struct npg_guest_opts *g, const char *cmd, int c, const char *arg)
 {
 	char *end;
 	long v;
@@ -28,7 +30,7 @@ int npg_guest_option(struct npg_guest_opts *g, int c, const char *arg)
 		return 0;
 	case 0x101:
 		if (strcmp(arg, "tcg") != 0 && strcmp(arg, "kvm") != 0) {
-			fprintf(stderr, "nprocguard conform: --accel is tcg or kvm, not '%s'\n", arg);
+			fprintf(stderr, "nprocguard %s: --accel is tcg or kvm, not '%s'\n", cmd, arg);
 			return -1;
 		}
 		g->accel = arg;
@@ -37,8 +39,8 @@ int npg_guest_option(struct npg_guest_opts *g, int c, const char *arg)
 		errno = 0;
 		v = strtol(arg, &end, 10);
 		if (errno || *end || v < 1 || v > 7 * 24 * 3600) {
-			fprintf(stderr, "nprocguard conform: bad --guest-timeout '%s' (seconds, 1 to "
-				"604800)\n", arg);
+			fprintf(stderr, "nprocguard %s: bad --guest-timeout '%s' (seconds, 1 to "
+				"604800)\n", cmd, arg);
 			return -1;
 		}
 		g->timeout = (int)v;
@@ -102,58 +104,119 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 	return 0;
 }
 
-static int guest_failed(const struct npg_qemu_result *r, const char *console)
+/* Why there is no result, said as @cmd */
+static void guest_failed(const struct npg_qemu_result *r, const char *console, const char *cmd)
 {
 	char why[2400];
 
 	if (r->status.state == NPG_GUEST_FAILED) {
-		fprintf(stderr, "nprocguard conform: the guest's /init failed: %s\n", r->status.error);
-	} else if (r->status.state == NPG_GUEST_DONE && r->status.signal) {
-		fprintf(stderr, "nprocguard conform: nprocguard in the guest (%s) was killed by "
-			"signal %d\n", r->status.release, r->status.signal);
+		fprintf(stderr, "nprocguard %s: the guest's /init failed: %s\n", cmd, r->status.error);
 	} else if (r->status.state == NPG_GUEST_RUNNING) {
 		npg_guest_diagnose(console, r->timed_out, r->seconds, why, sizeof(why));
-		fprintf(stderr, "nprocguard conform: nprocguard was running in the guest (%s) but "
-			"gave no exit status: %s\n", r->status.release, why);
+		fprintf(stderr, "nprocguard %s: the program was running in the guest (%s) but "
+			"gave no exit status: %s\n", cmd, r->status.release, why);
 	} else if (!r->timed_out && WIFEXITED(r->qemu_status) && WEXITSTATUS(r->qemu_status) != 0) {
-		fprintf(stderr, "nprocguard conform: QEMU could not boot the image (exit status %d; "
-			"its own message is above)\n", WEXITSTATUS(r->qemu_status));
+		fprintf(stderr, "nprocguard %s: QEMU could not boot the image (exit status %d; "
+			"its own message is above)\n", cmd, WEXITSTATUS(r->qemu_status));
 	} else {
 		npg_guest_diagnose(console, r->timed_out, r->seconds, why, sizeof(why));
-		fprintf(stderr, "nprocguard conform: %s\n", why);
+		fprintf(stderr, "nprocguard %s: %s\n", cmd, why);
 	}
-	return 2;
 }
 
-int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind_)
+int npg_guest_check_image(const char *image, const char *cmd)
 {
-	char *gargv[ARGV_MAX], exe[PATH_MAX], cwd[PATH_MAX], cache[PATH_MAX], tmp[PATH_MAX],
-		initrd[PATH_MAX + 32], console[PATH_MAX + 32], err[1024];
+	struct stat sb = { 0 };
+
+	if (stat(image, &sb) < 0 || access(image, R_OK) < 0 || !S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "nprocguard %s: --kernel %s: %s\n", cmd, image,
+			S_ISDIR(sb.st_mode) ? "a directory, not a kernel image" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_spec *spec,
+		   int out_fd, int err_fd, const char *cmd, struct npg_guest_result *res)
+{
+	char cache[PATH_MAX], tmp[PATH_MAX], initrd[PATH_MAX + 32], console[PATH_MAX + 32],
+		err[1024];
 	const char *tmpdir = getenv("TMPDIR");
-	struct npg_initramfs_spec spec = { .exe = exe, .cwd = cwd };
 	struct npg_qemu_opts q = {
 		.kernel = g->kernel, .accel = g->accel ? g->accel : "tcg",
 		.memory_mb = NPG_GUEST_MEMORY_MB, .boot_timeout = NPG_GUEST_BOOT_TIMEOUT,
 		.timeout = g->timeout ? g->timeout : NPG_GUEST_TIMEOUT,
 		.qemu = getenv("NPROCGUARD_QEMU"), .initrd = initrd, .console_log = console,
+		.out_fd = out_fd, .err_fd = err_fd,
 	};
 	struct npg_qemu_result r;
-	struct stat sb = { 0 };
-	ssize_t len;
-	int ret = 2;
+	int ret = -1;
 
-	if (stat(g->kernel, &sb) < 0 || access(g->kernel, R_OK) < 0 || !S_ISREG(sb.st_mode)) {
-		fprintf(stderr, "nprocguard conform: --kernel %s: %s\n", g->kernel,
-			S_ISDIR(sb.st_mode) ? "a directory, not a kernel image" : strerror(errno));
-		return 2;
+	memset(res, 0, sizeof(*res));
+	if (spec->cache_base && npg_cache_dir(cache, sizeof(cache)) < 0) {
+		fprintf(stderr, "nprocguard %s: cache directory %s: %s\n", cmd, cache, strerror(errno));
+		return -1;
 	}
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len < 0 || !getcwd(cwd, sizeof(cwd))) {
-		fprintf(stderr, "nprocguard conform: cannot find this binary or directory: %s\n",
+	/* the run's files: its initramfs and the console log */
+	snprintf(tmp, sizeof(tmp), "%s/nprocguard-guest.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(tmp)) {
+		fprintf(stderr, "nprocguard %s: %s: %s\n", cmd, tmp, strerror(errno));
+		return -1;
+	}
+	snprintf(initrd, sizeof(initrd), "%s/initramfs.cpio", tmp);
+	snprintf(console, sizeof(console), "%s/console.log", tmp);
+	if (npg_initramfs_write(spec, cache, initrd, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nprocguard %s: initramfs: %s\n", cmd, err);
+		goto clean;
+	}
+	if (npg_guest_pending_signal())
+		goto clean;
+	if (npg_qemu_run(&q, &r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nprocguard %s: %s\n", cmd, err);
+		goto clean;
+	}
+	snprintf(res->release, sizeof(res->release), "%s", r.status.release);
+	if (r.signal) {
+		fprintf(stderr, "nprocguard %s: interrupted: the guest was stopped\n", cmd);
+	} else if (r.status.state == NPG_GUEST_DONE) {
+		res->exit_status = r.status.exit_status;
+		res->signal = r.status.signal;
+		ret = 0;
+	} else {
+		guest_failed(&r, console, cmd);
+	}
+clean:
+	nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return ret;
+}
+
+/* This binary, as the guest's /bin/nprocguard, run in the directory we are in */
+int npg_guest_self(struct npg_initramfs_spec *spec, char *exe, size_t exelen, char *cwd,
+		   size_t cwdlen, const char *cmd)
+{
+	ssize_t len = readlink("/proc/self/exe", exe, exelen - 1);
+
+	if (len < 0 || !getcwd(cwd, cwdlen)) {
+		fprintf(stderr, "nprocguard %s: cannot find this binary or directory: %s\n", cmd,
 			strerror(errno));
-		return 2;
+		return -1;
 	}
 	exe[len] = '\0';
+	*spec = (struct npg_initramfs_spec){ .exe = exe, .guest_exe = "/bin/nprocguard",
+					     .cache_base = true, .cwd = cwd };
+	return 0;
+}
+
+int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind_)
+{
+	char *gargv[ARGV_MAX], exe[PATH_MAX], cwd[PATH_MAX];
+	struct npg_initramfs_spec spec;
+	struct npg_guest_result res;
+	int ret = 2;
+
+	if (npg_guest_check_image(g->kernel, "conform") < 0 ||
+	    npg_guest_self(&spec, exe, sizeof(exe), cwd, sizeof(cwd), "conform") < 0)
+		return 2;
 	spec.argc = guest_argv(argc, argv, optind_, gargv);
 	spec.argv = gargv;
 	spec.files = argv + optind_;
@@ -162,39 +225,15 @@ int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int
 		fprintf(stderr, "nprocguard conform: more than %d arguments for the guest\n", ARGV_MAX);
 		return 2;
 	}
-	if (npg_cache_dir(cache, sizeof(cache)) < 0) {
-		fprintf(stderr, "nprocguard conform: cache directory %s: %s\n", cache, strerror(errno));
-		return 2;
-	}
-	/* the run's files: its initramfs and the console log */
-	snprintf(tmp, sizeof(tmp), "%s/nprocguard-guest.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	npg_guest_catch_signals();
-	if (!mkdtemp(tmp)) {
-		fprintf(stderr, "nprocguard conform: %s: %s\n", tmp, strerror(errno));
-		goto out;
-	}
-	snprintf(initrd, sizeof(initrd), "%s/initramfs.cpio", tmp);
-	snprintf(console, sizeof(console), "%s/console.log", tmp);
-	if (npg_initramfs_write(&spec, cache, initrd, err, sizeof(err)) < 0) {
-		fprintf(stderr, "nprocguard conform: initramfs: %s\n", err);
-		goto clean;
-	}
-	if (npg_guest_pending_signal())
-		goto clean;
 	fflush(stdout);
-	if (npg_qemu_run(&q, &r, err, sizeof(err)) < 0) {
-		fprintf(stderr, "nprocguard conform: %s\n", err);
-		goto clean;
+	if (npg_guest_boot(g, &spec, 1, 2, "conform", &res) == 0) {
+		if (res.signal)
+			fprintf(stderr, "nprocguard conform: nprocguard in the guest (%s) was killed by "
+				"signal %d\n", res.release, res.signal);
+		else
+			ret = res.exit_status;
 	}
-	if (r.signal)
-		fprintf(stderr, "nprocguard conform: interrupted: the guest was stopped\n");
-	else if (r.status.state == NPG_GUEST_DONE && !r.status.signal)
-		ret = r.status.exit_status;
-	else
-		ret = guest_failed(&r, console);
-clean:
-	nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-out:
 	npg_guest_release_signals();
 	return ret;
 }

@@ -40,7 +40,11 @@ int npg_cpio_close(struct npg_cpio *c);
 
 /* --- initramfs.c --- */
 struct npg_initramfs_spec {
-	const char *exe;	/* the nprocguard to run in the guest */
+	const char *exe;	/* the program to run in the guest: this nprocguard, or any */
+	const char *guest_exe;	/* its path there; NULL: its path on the host */
+	/* keep the part that depends on @exe alone (with its libraries) in the
+	 * cache: nprocguard's, which every run of one build shares */
+	bool cache_base;
 	const char *cwd;	/* its working directory there (the host's) */
 	char **argv;		/* its argv, argv[0] included */
 	int argc;
@@ -50,11 +54,12 @@ struct npg_initramfs_spec {
 
 /*
  * Write to @out (a new file) the initramfs for @s: the part that depends
- * only on the binary (/init, nprocguard, its libraries) is built once and
- * reused from @cache_dir, named by the hash of its content; the part of
- * this run (arguments, scenario files) is a second cpio archive appended
- * to it, which the kernel unpacks over the first (init/initramfs.c reads
- * archives until the end of the image).
+ * only on the binary (/init, the program, the libraries ldd(1) lists for a
+ * dynamic one) is built once and, with @s->cache_base, reused from
+ * @cache_dir, named by the hash of its content; the part of this run
+ * (arguments, files) is a second cpio archive appended to it, which the
+ * kernel unpacks over the first (init/initramfs.c reads archives until the
+ * end of the image).
  */
 int npg_initramfs_write(const struct npg_initramfs_spec *s, const char *cache_dir,
 			const char *out, char *err, size_t errlen);
@@ -82,6 +87,7 @@ void npg_guest_diagnose(const char *console, bool timed_out, double seconds, cha
 /* --- qemu.c --- */
 struct npg_qemu_opts {
 	const char *qemu;	/* default qemu-system-x86_64 */
+	int out_fd, err_fd;	/* where the guest's stdout and stderr go (ours: 1, 2) */
 	const char *kernel, *initrd;
 	const char *accel;	/* "tcg" unless asked */
 	int memory_mb;
@@ -129,8 +135,34 @@ struct npg_guest_opts {
 	{ "accel", required_argument, NULL, 0x101 }, \
 	{ "guest-timeout", required_argument, NULL, 0x102 }
 
-/* Parse one of those (@c is getopt_long's value); -1 (reported) on a bad value. */
-int npg_guest_option(struct npg_guest_opts *g, int c, const char *arg);
+/* Parse one of those (@c is getopt_long's value); -1 (reported, as @cmd) on a bad value. */
+int npg_guest_option(struct npg_guest_opts *g, const char *cmd, int c, const char *arg);
+
+/* How the guest's program ended */
+struct npg_guest_result {
+	char release[128];	/* the guest's uname -r */
+	int exit_status;	/* when it exited */
+	int signal;		/* when a signal killed it */
+};
+
+/*
+ * Boot @g->kernel with the program and files of @spec, its stdout copied
+ * to @out_fd and its stderr to @err_fd as they come. 0 when the program
+ * ran to its end (@res says how), -1 when the guest gave no result (why
+ * is said on stderr after "nprocguard @cmd: ") or a signal stopped it
+ * (npg_guest_pending_signal()). The caller holds npg_guest_catch_signals()
+ * around it; QEMU is dead and the run's files are gone when it returns.
+ */
+int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_spec *spec,
+		   int out_fd, int err_fd, const char *cmd, struct npg_guest_result *res);
+/*
+ * @spec for this binary as the guest's /bin/nprocguard (its base archive
+ * cached), run in our working directory; @exe and @cwd hold the paths.
+ */
+int npg_guest_self(struct npg_initramfs_spec *spec, char *exe, size_t exelen, char *cwd,
+		   size_t cwdlen, const char *cmd);
+/* A readable regular file, or -1 said as @cmd */
+int npg_guest_check_image(const char *image, const char *cmd);
 
 /*
  * `conform --kernel IMAGE ...`: run conform with the other options of

@@ -1,10 +1,12 @@
 /*
- * What the guest needs, as an initramfs: the static /init, this nprocguard
- * and the shared libraries ldd(1) says it loads (ld.so included, at the
- * paths the loader will look for them), the mount points, then the run's
- * arguments and scenario files.
+ * What the guest needs, as an initramfs: the static /init, the program to
+ * run (this nprocguard, or a user's for `nprocguard guest`) and, when it
+ * is dynamic, the shared libraries ldd(1) says it loads (ld.so included,
+ * at the paths the loader will look for them), the mount points, then the
+ * run's arguments and files.
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -20,6 +22,57 @@ extern const char npg_guest_init_start[], npg_guest_init_end[];
 #define LIBS_MAX 64
 #define ARGS_MAX 65536	/* the size /init reads */
 #define CACHE_KEEP 8	/* base archives kept, the most recently used (one per binary built) */
+
+/*
+ * Does @exe name a program interpreter (PT_INTERP)? A static program has
+ * none, and ldd(1) refuses it ("not a dynamic executable"). -1: not ELF.
+ */
+static int elf_dynamic(const char *exe)
+{
+	unsigned char ident[EI_NIDENT];
+	int fd = open(exe, O_RDONLY | O_CLOEXEC), ret = -1;
+	uint64_t phoff;
+	unsigned phnum, phentsize;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0)
+		goto out;
+	if (ident[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
+
+		if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+			goto out;
+		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+	} else if (ident[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr eh;
+
+		if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+			goto out;
+		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+	} else {
+		goto out;
+	}
+	ret = 0;
+	/* p_type is the first word of both classes' program headers */
+	for (unsigned i = 0; i < phnum && phnum < 4096; i++) {
+		uint32_t type;
+
+		if (pread(fd, &type, sizeof(type), (off_t)(phoff + (uint64_t)i * phentsize)) !=
+		    (ssize_t)sizeof(type)) {
+			ret = -1;
+			break;
+		}
+		if (type == PT_INTERP) {
+			ret = 1;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
 
 /* The libraries ldd lists for @exe, each at the path the loader opens. */
 static int ldd_libs(const char *exe, char libs[][4096], int max, char *err, size_t errlen)
@@ -78,8 +131,9 @@ static int ldd_libs(const char *exe, char libs[][4096], int max, char *err, size
 	return n;
 }
 
-/* The part that depends on the binary only. */
-static int write_base(struct npg_cpio *c, const char *exe, char libs[][4096], int nlibs)
+/* The part that depends on the program only. */
+static int write_base(struct npg_cpio *c, const struct npg_initramfs_spec *s, char libs[][4096],
+		      int nlibs)
 {
 	static const char *const dirs[] = { "/dev", "/proc", "/sys", "/tmp", "/root", "/run" };
 
@@ -88,7 +142,7 @@ static int write_base(struct npg_cpio *c, const char *exe, char libs[][4096], in
 			return -1;
 	if (npg_cpio_data(c, "/init", 0755, npg_guest_init_start,
 			  (size_t)(npg_guest_init_end - npg_guest_init_start)) < 0 ||
-	    npg_cpio_file(c, "/bin/nprocguard", 0755, exe) < 0)
+	    npg_cpio_file(c, s->guest_exe ? s->guest_exe : s->exe, 0755, s->exe) < 0)
 		return -1;
 	for (int i = 0; i < nlibs; i++)
 		if (npg_cpio_file(c, libs[i], 0755, libs[i]) < 0)
@@ -127,8 +181,7 @@ static int guest_path(const char *cwd, const char *path, char *out, size_t len)
 /* Paths the guest mounts over: a scenario there would be hidden. */
 static bool hidden_in_guest(const char *path)
 {
-	static const char *const mounts[] = { "/proc", "/sys", "/dev", "/init", "/npg-args", "/npg-env",
-					      "/bin/nprocguard" };
+	static const char *const mounts[] = { "/proc", "/sys", "/dev", "/init", "/npg-args", "/npg-env" };
 
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
 		size_t l = strlen(mounts[i]);
@@ -143,8 +196,8 @@ static bool hidden_in_guest(const char *path)
 static const char *const guest_env[] = { "NPG_PUPPET_DELAY_MS", "NPG_TEST_ROOT_NPROC",
 					 "NPG_GUEST_YAMA_SCOPE" };
 
-static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, char *err,
-		     size_t errlen)
+static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, const char *exe,
+		     char *err, size_t errlen)
 {
 	static char args[ARGS_MAX];
 	size_t len = 0;
@@ -156,14 +209,15 @@ static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, cha
 
 		if (guest_path(s->cwd, s->files[i], path, sizeof(path)) < 0)
 			return snprintf(err, errlen, "%s: path too long", s->files[i]), -1;
-		if (hidden_in_guest(path))
-			return snprintf(err, errlen, "%s: the guest uses %s itself; copy the scenario "
+		if (hidden_in_guest(path) || strcmp(path, exe) == 0)
+			return snprintf(err, errlen, "%s: the guest uses %s itself; copy the file "
 					"elsewhere", s->files[i], path), -1;
 		if (npg_cpio_file(c, path, 0644, s->files[i]) < 0)
 			goto cpio_error;
 	}
-	for (int i = -1; i < s->argc; i++) {
-		const char *a = i < 0 ? s->cwd : s->argv[i];
+	/* the working directory, the program, its argv */
+	for (int i = -2; i < s->argc; i++) {
+		const char *a = i == -2 ? s->cwd : i == -1 ? exe : s->argv[i];
 		size_t l = strlen(a) + 1;
 
 		if (len + l >= sizeof(args))
@@ -245,20 +299,30 @@ static void prune_cache(const char *cache_dir)
 	}
 }
 
-/* The cached base archive for @exe: hashed first, written only if new. */
-static int base_archive(const char *exe, const char *cache_dir, char *path, size_t len,
-			char *err, size_t errlen)
+/* The libraries of @exe: none for a static program */
+static int program_libs(const char *exe, char libs[][4096], char *err, size_t errlen)
+{
+	int dynamic = elf_dynamic(exe);
+
+	if (dynamic < 0)
+		return snprintf(err, errlen, "%s: not an ELF program the guest can run", exe), -1;
+	return dynamic ? ldd_libs(exe, libs, LIBS_MAX, err, errlen) : 0;
+}
+
+/* The cached base archive for @s: hashed first, written only if new. */
+static int base_archive(const struct npg_initramfs_spec *s, const char *cache_dir, char *path,
+			size_t len, char *err, size_t errlen)
 {
 	static char libs[LIBS_MAX][4096];
 	char tmp[4200];
 	struct npg_cpio c;
-	int nlibs = ldd_libs(exe, libs, LIBS_MAX, err, errlen), fd;
+	int nlibs = program_libs(s->exe, libs, err, errlen), fd;
 	FILE *f;
 
 	if (nlibs < 0)
 		return -1;
 	npg_cpio_open(&c, NULL);
-	if (write_base(&c, exe, libs, nlibs) < 0)
+	if (write_base(&c, s, libs, nlibs) < 0)
 		return snprintf(err, errlen, "%s", c.error), -1;
 	if (snprintf(path, len, "%s/initramfs-%016llx.cpio", cache_dir,
 		     (unsigned long long)c.hash) >= (int)len)
@@ -274,7 +338,7 @@ static int base_archive(const char *exe, const char *cache_dir, char *path, size
 		return -1;
 	}
 	npg_cpio_open(&c, f);
-	if (write_base(&c, exe, libs, nlibs) < 0 || fclose(f) != 0) {
+	if (write_base(&c, s, libs, nlibs) < 0 || fclose(f) != 0) {
 		snprintf(err, errlen, "%s: %s", tmp, c.error[0] ? c.error : strerror(errno));
 		unlink(tmp);
 		return -1;
@@ -291,20 +355,33 @@ static int base_archive(const char *exe, const char *cache_dir, char *path, size
 int npg_initramfs_write(const struct npg_initramfs_spec *s, const char *cache_dir,
 			const char *out, char *err, size_t errlen)
 {
+	static char libs[LIBS_MAX][4096];
+	const char *exe = s->guest_exe ? s->guest_exe : s->exe;
 	char base[4200];
 	struct npg_cpio c;
 	FILE *f;
-	int ret;
+	int ret, nlibs = 0;
 
-	if (base_archive(s->exe, cache_dir, base, sizeof(base), err, errlen) < 0)
+	if (exe[0] != '/' || hidden_in_guest(exe))
+		return snprintf(err, errlen, "%s: the program must have an absolute path outside "
+				"/proc, /sys, /dev and the guest's own files", exe), -1;
+	if (s->cache_base ? base_archive(s, cache_dir, base, sizeof(base), err, errlen) < 0
+			  : (nlibs = program_libs(s->exe, libs, err, errlen)) < 0)
 		return -1;
 	f = fopen(out, "wbx");
 	if (!f)
 		return snprintf(err, errlen, "%s: %s", out, strerror(errno)), -1;
-	ret = copy_into(f, base, err, errlen);
+	if (s->cache_base) {
+		ret = copy_into(f, base, err, errlen);
+	} else {
+		npg_cpio_open(&c, f);
+		ret = write_base(&c, s, libs, nlibs);
+		if (ret < 0)
+			snprintf(err, errlen, "%s", c.error);
+	}
 	if (ret == 0) {
 		npg_cpio_open(&c, f);
-		ret = write_run(&c, s, err, errlen);
+		ret = write_run(&c, s, exe, err, errlen);
 	}
 	if (fclose(f) != 0 && ret == 0) {
 		snprintf(err, errlen, "%s: %s", out, strerror(errno));

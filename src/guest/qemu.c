@@ -6,7 +6,8 @@
  *
  * Serial ports: ttyS0 the kernel's console (a file, for the diagnosis),
  * ttyS1 the guest's stdout, ttyS2 its stderr, ttyS3 /init's status lines;
- * the last three are pipes, read as the guest writes.
+ * the last three are pipes, read as the guest writes, the first two copied
+ * to the caller's out_fd and err_fd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -104,7 +105,7 @@ static void copy_out(int fd, const char *buf, size_t len)
 }
 
 /* Read what is there; false at EOF. */
-static bool pump(int fd, int i, struct npg_qemu_result *r)
+static bool pump(const struct npg_qemu_opts *o, int fd, int i, struct npg_qemu_result *r)
 {
 	char buf[4096];
 	ssize_t n = read(fd, buf, sizeof(buf));
@@ -116,7 +117,7 @@ static bool pump(int fd, int i, struct npg_qemu_result *r)
 	if (i == 2)
 		npg_guest_status_feed(&r->status, buf, (size_t)n);
 	else
-		copy_out(i == 0 ? 1 : 2, buf, (size_t)n);
+		copy_out(i == 0 ? o->out_fd : o->err_fd, buf, (size_t)n);
 	return true;
 }
 
@@ -147,7 +148,7 @@ static void watch(const struct npg_qemu_opts *o, pid_t pid, int rd[3], struct np
 			break;
 		for (int k = 0; k < n; k++)
 			if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
-				open_[map[k]] = pump(rd[map[k]], map[k], r);
+				open_[map[k]] = pump(o, rd[map[k]], map[k], r);
 		if (r->status.state >= NPG_GUEST_DONE && done_at == 0)
 			done_at = now();
 		if (!exited && waitpid(pid, &r->qemu_status, WNOHANG) == pid)

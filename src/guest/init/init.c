@@ -3,8 +3,9 @@
  * minimal initramfs. Built static (no loader, no libraries), so it runs on
  * any x86_64 kernel the image can boot, 3.0 included.
  *
- * It mounts /proc, /sys and /dev, runs /bin/nprocguard with the arguments
- * in /npg-args, its stdout on the second serial port and its stderr on the
+ * It mounts /proc, /sys and /dev, runs the program named in /npg-args
+ * (/bin/nprocguard for conform, a user's for `nprocguard guest`) with the
+ * arguments there, its stdout on the second serial port and its stderr on the
  * third, reports on the fourth ("npg-guest: start RELEASE", then
  * "npg-guest: exit N" or "npg-guest: signal N"), and powers the guest off.
  * The first serial port stays the kernel's console, so the host can tell a
@@ -86,8 +87,8 @@ static int open_port(int n)
 	return fd;
 }
 
-/* NUL-separated: the working directory, then nprocguard's argv. */
-static int read_args(char *buf, char **argv, char **cwd)
+/* NUL-separated: the working directory, the program, then its argv. */
+static int read_args(char *buf, char **argv, char **cwd, char **prog)
 {
 	int fd = open(ARGS_FILE, O_RDONLY), argc = 0;
 	ssize_t len;
@@ -100,7 +101,11 @@ static int read_args(char *buf, char **argv, char **cwd)
 		return -1;
 	buf[len] = '\0';
 	*cwd = buf;
-	for (char *p = buf + strlen(buf) + 1; p < buf + len && argc < ARGV_MAX - 1; p += strlen(p) + 1)
+	*prog = buf + strlen(buf) + 1;
+	if (*prog >= buf + len)
+		return -1;
+	for (char *p = *prog + strlen(*prog) + 1; p < buf + len && argc < ARGV_MAX - 1;
+	     p += strlen(p) + 1)
 		argv[argc++] = p;
 	argv[argc] = NULL;
 	return argc;
@@ -147,7 +152,7 @@ static void yama_scope(const char *scope)
 int main(void)
 {
 	static char args[ARGS_MAX];
-	char *argv[ARGV_MAX], *cwd;
+	char *argv[ARGV_MAX], *cwd, *prog;
 	struct utsname u;
 	int out, err, st = 0, null;
 	pid_t pid, w;
@@ -164,7 +169,7 @@ int main(void)
 		fail("cannot open the serial ports ttyS1-ttyS3");
 	uname(&u);
 	say("npg-guest: start %s\n", u.release);
-	if (read_args(args, argv, &cwd) < 1)
+	if (read_args(args, argv, &cwd, &prog) < 1)
 		fail("cannot read " ARGS_FILE);
 	null = open("/dev/null", O_RDWR);
 	if (null < 0 && mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)) == 0)
@@ -184,9 +189,9 @@ int main(void)
 		setenv("NPG_PROGRESS", "0", 1);
 		load_env();
 		yama_scope(getenv("NPG_GUEST_YAMA_SCOPE"));
-		execv("/bin/nprocguard", argv);
-		dprintf(2, "nprocguard guest /init: cannot run /bin/nprocguard: %s\n", strerror(errno));
-		_exit(127);
+		execv(prog, argv);
+		dprintf(2, "nprocguard guest /init: cannot run %s: %s\n", prog, strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
 	}
 	/* PID 1 also reaps every orphan; only nprocguard's end matters. */
 	while ((w = wait(&st)) != pid)
