@@ -149,7 +149,8 @@ static int conform_statement(void *arg, const struct npg_run *run, int s,
 
 	if (!cs->both_started)
 		return 0;
-	npg_conform_diff(run, s, obs, 0, 1, cs->emit, cs->emit_arg, &cs->st);
+	if (npg_conform_diff(run, s, obs, 0, 1, cs->emit, cs->emit_arg, &cs->st) < 0)
+		return NPG_REPORT_NO_MEMORY;
 	if (cs->held)
 		npg_report_mismatches(cs->held, run, s, obs);
 	if (cs->held && ferror(cs->held))

@@ -1,35 +1,35 @@
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runner/conform.h"
 
 static const char *const state_names[] = { "absent", "running", "zombie", "reaped" };
 
-static bool differ(const struct npg_run *run, int s, const char *field, const char *a,
-		   const char *b, void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
-		   void *arg)
+static int add(struct npg_fields *fs, const char *name, const char *value)
 {
-	struct npg_diff d = { .stmt = s, .field = field };
+	if (fs->n == fs->cap) {
+		int cap = fs->cap ? 2 * fs->cap : 32;
+		struct npg_field *f = realloc(fs->f, (size_t)cap * sizeof(*f));
 
-	if (strcmp(a, b) == 0)
-		return false;
-	snprintf(d.a, sizeof(d.a), "%s", a);
-	snprintf(d.b, sizeof(d.b), "%s", b);
-	emit(run, &d, arg);
-	return true;
+		if (!f)
+			return -1;
+		fs->f = f, fs->cap = cap;
+	}
+	snprintf(fs->f[fs->n].name, sizeof(fs->f[fs->n].name), "%s", name);
+	snprintf(fs->f[fs->n].value, sizeof(fs->f[fs->n].value), "%s", value);
+	fs->n++;
+	return 0;
 }
 
 /* A capability set, shown as the kernel's /proc shows it (hex) */
-static bool differ_caps(const struct npg_run *run, int s, const char *field, uint64_t a,
-			uint64_t b, void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
-			void *arg)
+static int add_caps(struct npg_fields *fs, const char *name, uint64_t caps)
 {
-	char x[24], y[24];
+	char x[24];
 
-	snprintf(x, sizeof(x), "%#" PRIx64, a);
-	snprintf(y, sizeof(y), "%#" PRIx64, b);
-	return differ(run, s, field, x, y, emit, arg);
+	snprintf(x, sizeof(x), "%#" PRIx64, caps);
+	return add(fs, name, x);
 }
 
 static void ids_text(const struct npg_scenario *sc, const struct npg_ids *ids, bool gid, char *buf,
@@ -44,83 +44,132 @@ static void ids_text(const struct npg_scenario *sc, const struct npg_ids *ids, b
 	snprintf(buf, len, "%s %s %s %s", r, e, s, f);
 }
 
-/* The acting task after a step, field by field */
-static int diff_actor(const struct npg_run *run, int s, const struct npg_task *a,
-		      const struct npg_task *b,
-		      void (*emit)(const struct npg_run *, const struct npg_diff *, void *), void *arg)
+/* The acting task after a step: its state, and the rest while it runs */
+static int actor_fields(const struct npg_scenario *sc, const struct npg_task *t,
+			struct npg_fields *fs)
 {
-	const struct npg_scenario *sc = run->sc;
-	char x[NPG_TEXT], y[NPG_TEXT];
+	const struct npg_stmt ns_check = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_USERNS };
+	const struct npg_stmt tracer = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_TRACER };
+	char x[NPG_TEXT];
+	int err = add(fs, "state", state_names[t->state]);
+
+	if (t->state != NPG_TASK_RUNNING)
+		return err;
+	ids_text(sc, &t->cred.uid, false, x, sizeof(x));
+	err |= add(fs, "uids", x);
+	ids_text(sc, &t->cred.gid, true, x, sizeof(x));
+	err |= add(fs, "gids", x);
+	err |= add(fs, "flag", t->nproc_exceeded ? "set" : "clear");
+	err |= add_caps(fs, "effective caps", t->cred.cap_effective);
+	err |= add_caps(fs, "permitted caps", t->cred.cap_permitted);
+	err |= add_caps(fs, "inheritable caps", t->cred.cap_inheritable);
+	err |= add_caps(fs, "ambient caps", t->cred.cap_ambient);
+	npg_render_check(sc, &ns_check, t, 0, x, sizeof(x));
+	err |= add(fs, "userns", x);
+	/* dumpability is asked of a puppet: only by `check TASK dumpable` */
+	npg_render_check(sc, &tracer, t, 0, x, sizeof(x));
+	err |= add(fs, "tracer", x);
+	err |= add(fs, "no_new_privs", t->no_new_privs ? "yes" : "no");
+	return err;
+}
+
+int npg_obs_fields(const struct npg_scenario *sc, int s, const struct npg_obs *o,
+		   struct npg_fields *fs)
+{
+	const struct npg_stmt *st = &sc->stmts[s];
+	int err;
+
+	fs->n = 0;
+	err = add(fs, st->kind == NPG_STMT_STEP ? "result" : "value", o->text);
+	if (st->kind != NPG_STMT_STEP)
+		return err;
+	err |= actor_fields(sc, &o->actor, fs);
+	for (int k = 0; k < npg_ncounts(sc); k++) {
+		char name[160], field[170], x[24];
+
+		if (!npg_count_label(sc, k, name, sizeof(name)) || o->counts[k] == NPG_COUNT_UNKNOWN)
+			continue;
+		snprintf(field, sizeof(field), "count %s", name);
+		snprintf(x, sizeof(x), "%ld", o->counts[k]);
+		err |= add(fs, field, x);
+	}
+	return err;
+}
+
+const struct npg_field *npg_field_find(const struct npg_fields *fs, const char *name)
+{
+	for (int i = 0; i < fs->n; i++)
+		if (strcmp(fs->f[i].name, name) == 0)
+			return &fs->f[i];
+	return NULL;
+}
+
+int npg_fields_diff(const struct npg_fields *a, const struct npg_fields *b,
+		    void (*emit)(const struct npg_field *a, const struct npg_field *b, void *arg),
+		    void *arg)
+{
 	int n = 0;
 
-	n += differ(run, s, "state", state_names[a->state], state_names[b->state], emit, arg);
-	if (a->state != NPG_TASK_RUNNING || b->state != NPG_TASK_RUNNING)
-		return n;
-	ids_text(sc, &a->cred.uid, false, x, sizeof(x));
-	ids_text(sc, &b->cred.uid, false, y, sizeof(y));
-	n += differ(run, s, "uids", x, y, emit, arg);
-	ids_text(sc, &a->cred.gid, true, x, sizeof(x));
-	ids_text(sc, &b->cred.gid, true, y, sizeof(y));
-	n += differ(run, s, "gids", x, y, emit, arg);
-	n += differ(run, s, "flag", a->nproc_exceeded ? "set" : "clear",
-		    b->nproc_exceeded ? "set" : "clear", emit, arg);
-	n += differ_caps(run, s, "effective caps", a->cred.cap_effective, b->cred.cap_effective,
-			 emit, arg);
-	n += differ_caps(run, s, "permitted caps", a->cred.cap_permitted, b->cred.cap_permitted,
-			 emit, arg);
-	n += differ_caps(run, s, "inheritable caps", a->cred.cap_inheritable,
-			 b->cred.cap_inheritable, emit, arg);
-	n += differ_caps(run, s, "ambient caps", a->cred.cap_ambient, b->cred.cap_ambient, emit,
-			 arg);
-	{
-		const struct npg_stmt ns_check = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_USERNS };
-		const struct npg_stmt tracer = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_TRACER };
+	for (int i = 0; i < a->n; i++) {
+		const struct npg_field *fb = npg_field_find(b, a->f[i].name);
 
-		npg_render_check(sc, &ns_check, a, 0, x, sizeof(x));
-		npg_render_check(sc, &ns_check, b, 0, y, sizeof(y));
-		n += differ(run, s, "userns", x, y, emit, arg);
-		/* dumpability is asked of a puppet: only by `check TASK dumpable` */
-		npg_render_check(sc, &tracer, a, 0, x, sizeof(x));
-		npg_render_check(sc, &tracer, b, 0, y, sizeof(y));
-		n += differ(run, s, "tracer", x, y, emit, arg);
+		if (!fb || strcmp(a->f[i].value, fb->value) == 0)
+			continue;
+		if (emit)
+			emit(&a->f[i], fb, arg);
+		n++;
 	}
-	n += differ(run, s, "no_new_privs", a->no_new_privs ? "yes" : "no",
-		    b->no_new_privs ? "yes" : "no", emit, arg);
 	return n;
 }
 
-void npg_conform_diff(const struct npg_run *run, int s, const struct npg_obs *obs, int ca,
-		      int cb, void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
-		      void *arg, struct npg_conform_stats *stats)
+void npg_fields_free(struct npg_fields *fs)
 {
-	const struct npg_scenario *sc = run->sc;
-	const struct npg_stmt *st = &sc->stmts[s];
-	const struct npg_obs *a = &obs[ca], *b = &obs[cb];
-	int n = 0;
+	free(fs->f);
+	*fs = (struct npg_fields){ 0 };
+}
+
+struct diff_emit {
+	const struct npg_run *run;
+	int stmt;
+	void (*emit)(const struct npg_run *, const struct npg_diff *, void *);
+	void *arg;
+};
+
+static void emit_field(const struct npg_field *a, const struct npg_field *b, void *arg)
+{
+	struct diff_emit *de = arg;
+	struct npg_diff d = { .stmt = de->stmt, .field = a->name };
+
+	snprintf(d.a, sizeof(d.a), "%s", a->value);
+	snprintf(d.b, sizeof(d.b), "%s", b->value);
+	de->emit(de->run, &d, de->arg);
+}
+
+int npg_conform_diff(const struct npg_run *run, int s, const struct npg_obs *obs, int ca,
+		     int cb, void (*emit)(const struct npg_run *, const struct npg_diff *, void *),
+		     void *arg, struct npg_conform_stats *stats)
+{
+	struct npg_fields fa = { 0 }, fb = { 0 };
+	struct diff_emit de = { run, s, emit, arg };
+	int n = -1;
 
 	stats->statements++;
-	if (a->unreproducible || b->unreproducible) {
+	if (obs[ca].unreproducible || obs[cb].unreproducible) {
 		stats->unreproducible++;
-		return;
+		return 0;
 	}
-	n += differ(run, s, st->kind == NPG_STMT_STEP ? "result" : "value", a->text, b->text,
-		    emit, arg);
-	if (st->kind == NPG_STMT_STEP) {
-		n += diff_actor(run, s, &a->actor, &b->actor, emit, arg);
-		for (int k = 0; k < npg_ncounts(sc); k++) {
-			char name[160], field[170], x[24], y[24];
-
-			if (!npg_count_label(sc, k, name, sizeof(name)) ||
-			    a->counts[k] == NPG_COUNT_UNKNOWN || b->counts[k] == NPG_COUNT_UNKNOWN)
-				continue;
-			snprintf(field, sizeof(field), "count %s", name);
-			snprintf(x, sizeof(x), "%ld", a->counts[k]);
-			snprintf(y, sizeof(y), "%ld", b->counts[k]);
-			n += differ(run, s, field, x, y, emit, arg);
-		}
-	}
+	if (npg_obs_fields(run->sc, s, &obs[ca], &fa) < 0 ||
+	    npg_obs_fields(run->sc, s, &obs[cb], &fb) < 0)
+		goto out;
+	/* a field one side cannot observe (a count it does not know, the ids
+	 * of a task that is not running) is not compared */
+	n = npg_fields_diff(&fa, &fb, emit_field, &de);
 	if (n)
 		stats->differ++;
 	else
 		stats->agree++;
+out:
+	npg_fields_free(&fa);
+	npg_fields_free(&fb);
+	return n < 0 ? -1 : 0;
 }
