@@ -66,6 +66,16 @@ struct npg_backend {
 void npg_model_backend_init(struct npg_backend *b, const struct npg_policy *policy,
 			    uint64_t cap_bset);
 
+struct npg_host;
+/*
+ * The model of @policy (with the rules of @release, or its own when NULL)
+ * as it runs on machine @host beside the real backend: its bounding set,
+ * no_new_privs of the harness, Yama and fs.suid_dumpable, whatever a
+ * scenario declares of them.
+ */
+void npg_model_backend_as_machine(struct npg_backend *b, const struct npg_policy *policy,
+				  const struct npg_release *release, const struct npg_host *host);
+
 /* What the running kernel and this process can do, for the real backend. */
 struct npg_host {
 	char release[128];		/* uname -r */

@@ -232,3 +232,15 @@ void npg_model_backend_init(struct npg_backend *b, const struct npg_policy *poli
 	b->cap_bset = cap_bset;
 	snprintf(b->label, sizeof(b->label), "%s", policy->name);
 }
+
+void npg_model_backend_as_machine(struct npg_backend *b, const struct npg_policy *policy,
+				  const struct npg_release *release, const struct npg_host *host)
+{
+	npg_model_backend_init(b, policy, host->cap_bnd);
+	b->release = release;
+	b->tasks_no_new_privs = host->no_new_privs;
+	/* the machine's Yama and fs.suid_dumpable: the real side runs under them */
+	b->yama_fixed = true;
+	b->yama_scope = host->yama_scope;
+	b->suid_dumpable = host->suid_dumpable;
+}

@@ -168,13 +168,7 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 	struct npg_sink sink = { .begin = conform_begin, .statement = conform_statement, .arg = cs };
 	int rc, pi;
 
-	npg_model_backend_init(&be[0], o->policy, o->host.cap_bnd);
-	be[0].release = o->release;
-	be[0].tasks_no_new_privs = o->host.no_new_privs;
-	/* the machine's Yama and fs.suid_dumpable: the real side runs under them */
-	be[0].yama_fixed = true;
-	be[0].yama_scope = o->host.yama_scope;
-	be[0].suid_dumpable = o->host.suid_dumpable;
+	npg_model_backend_as_machine(&be[0], o->policy, o->release, &o->host);
 	npg_real_backend_init(&be[1], &o->host, o->uid_base);
 	/* the model runs under this machine's Yama: so does the real side, whatever the file says */
 	be[1].yama_fixed = true;

@@ -7,6 +7,7 @@
  *   initramfs.c  what goes into the guest, cached by content hash
  *   qemu.c       starting, watching and always killing QEMU
  *   stream.c     the guest's status lines and the console diagnosis
+ *   image.c      the release a kernel image will report, read before a boot
  *   guest.c      `conform --kernel`: the pieces above, end to end
  */
 #ifndef NPG_GUEST_GUEST_H
@@ -83,6 +84,13 @@ struct npg_guest_status {
 void npg_guest_status_feed(struct npg_guest_status *s, const char *buf, size_t len);
 /* Why the guest gave no result, from the tail of its console log @console. */
 void npg_guest_diagnose(const char *console, bool timed_out, double seconds, char *out, size_t len);
+
+/* --- image.c --- */
+/*
+ * The uname -r and uname -v an x86 bzImage will give, read from its setup
+ * header without booting it. -1 (errno ENOEXEC) if it has none.
+ */
+int npg_image_release(const char *image, char *release, size_t rlen, char *version, size_t vlen);
 
 /* --- qemu.c --- */
 struct npg_qemu_opts {

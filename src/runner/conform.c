@@ -7,7 +7,7 @@
 
 static const char *const state_names[] = { "absent", "running", "zombie", "reaped" };
 
-static int add(struct npg_fields *fs, const char *name, const char *value)
+int npg_fields_add(struct npg_fields *fs, const char *name, const char *value)
 {
 	if (fs->n == fs->cap) {
 		int cap = fs->cap ? 2 * fs->cap : 32;
@@ -29,7 +29,7 @@ static int add_caps(struct npg_fields *fs, const char *name, uint64_t caps)
 	char x[24];
 
 	snprintf(x, sizeof(x), "%#" PRIx64, caps);
-	return add(fs, name, x);
+	return npg_fields_add(fs, name, x);
 }
 
 static void ids_text(const struct npg_scenario *sc, const struct npg_ids *ids, bool gid, char *buf,
@@ -51,25 +51,25 @@ static int actor_fields(const struct npg_scenario *sc, const struct npg_task *t,
 	const struct npg_stmt ns_check = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_USERNS };
 	const struct npg_stmt tracer = { .kind = NPG_STMT_CHECK, .check = NPG_CHECK_TRACER };
 	char x[NPG_TEXT];
-	int err = add(fs, "state", state_names[t->state]);
+	int err = npg_fields_add(fs, "state", state_names[t->state]);
 
 	if (t->state != NPG_TASK_RUNNING)
 		return err;
 	ids_text(sc, &t->cred.uid, false, x, sizeof(x));
-	err |= add(fs, "uids", x);
+	err |= npg_fields_add(fs, "uids", x);
 	ids_text(sc, &t->cred.gid, true, x, sizeof(x));
-	err |= add(fs, "gids", x);
-	err |= add(fs, "flag", t->nproc_exceeded ? "set" : "clear");
+	err |= npg_fields_add(fs, "gids", x);
+	err |= npg_fields_add(fs, "flag", t->nproc_exceeded ? "set" : "clear");
 	err |= add_caps(fs, "effective caps", t->cred.cap_effective);
 	err |= add_caps(fs, "permitted caps", t->cred.cap_permitted);
 	err |= add_caps(fs, "inheritable caps", t->cred.cap_inheritable);
 	err |= add_caps(fs, "ambient caps", t->cred.cap_ambient);
 	npg_render_check(sc, &ns_check, t, 0, x, sizeof(x));
-	err |= add(fs, "userns", x);
+	err |= npg_fields_add(fs, "userns", x);
 	/* dumpability is asked of a puppet: only by `check TASK dumpable` */
 	npg_render_check(sc, &tracer, t, 0, x, sizeof(x));
-	err |= add(fs, "tracer", x);
-	err |= add(fs, "no_new_privs", t->no_new_privs ? "yes" : "no");
+	err |= npg_fields_add(fs, "tracer", x);
+	err |= npg_fields_add(fs, "no_new_privs", t->no_new_privs ? "yes" : "no");
 	return err;
 }
 
@@ -80,7 +80,7 @@ int npg_obs_fields(const struct npg_scenario *sc, int s, const struct npg_obs *o
 	int err;
 
 	fs->n = 0;
-	err = add(fs, st->kind == NPG_STMT_STEP ? "result" : "value", o->text);
+	err = npg_fields_add(fs, st->kind == NPG_STMT_STEP ? "result" : "value", o->text);
 	if (st->kind != NPG_STMT_STEP)
 		return err;
 	err |= actor_fields(sc, &o->actor, fs);
@@ -91,7 +91,7 @@ int npg_obs_fields(const struct npg_scenario *sc, int s, const struct npg_obs *o
 			continue;
 		snprintf(field, sizeof(field), "count %s", name);
 		snprintf(x, sizeof(x), "%ld", o->counts[k]);
-		err |= add(fs, field, x);
+		err |= npg_fields_add(fs, field, x);
 	}
 	return err;
 }

@@ -23,6 +23,8 @@ struct npg_fields {
 /* The fields of @o, an observation of statement @s, in that order; -1 out of memory. */
 int npg_obs_fields(const struct npg_scenario *sc, int s, const struct npg_obs *o,
 		   struct npg_fields *out);
+/* Append a field; -1 out of memory */
+int npg_fields_add(struct npg_fields *fs, const char *name, const char *value);
 const struct npg_field *npg_field_find(const struct npg_fields *fs, const char *name);
 /*
  * Each field of @a whose value differs from @b's field of that name (one

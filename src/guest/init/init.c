@@ -104,9 +104,11 @@ static int read_args(char *buf, char **argv, char **cwd, char **prog)
 	*prog = buf + strlen(buf) + 1;
 	if (*prog >= buf + len)
 		return -1;
-	for (char *p = *prog + strlen(*prog) + 1; p < buf + len && argc < ARGV_MAX - 1;
-	     p += strlen(p) + 1)
+	for (char *p = *prog + strlen(*prog) + 1; p < buf + len; p += strlen(p) + 1) {
+		if (argc == ARGV_MAX - 1)
+			return -1;	/* never a silently shorter argv */
 		argv[argc++] = p;
+	}
 	argv[argc] = NULL;
 	return argc;
 }
@@ -170,7 +172,7 @@ int main(void)
 	uname(&u);
 	say("npg-guest: start %s\n", u.release);
 	if (read_args(args, argv, &cwd, &prog) < 1)
-		fail("cannot read " ARGS_FILE);
+		fail("cannot read " ARGS_FILE " (or it has more arguments than /init takes)");
 	null = open("/dev/null", O_RDWR);
 	if (null < 0 && mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)) == 0)
 		null = open("/dev/null", O_RDWR);
