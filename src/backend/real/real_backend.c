@@ -37,268 +37,6 @@
 #include "backend/real/wire.h"
 #include "machine/tasklimits.h"
 
-/* --- ids --- */
-
-/*
- * Scenario ids other than 0 are kernel ids of the run's window: each run
- * of consecutive scenario ids that a map line may cover stays consecutive
- * there (a map line maps a range), and the runs are packed one after the
- * other from base + 1.
- */
-struct id_seg {
-	uint64_t lo, hi;	/* scenario ids lo..hi */
-	uint32_t real;		/* the real id of lo */
-};
-
-static int cmp_id(const void *a, const void *b)
-{
-	npg_id x = *(const npg_id *)a, y = *(const npg_id *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void add_id(npg_id *ids, int *n, npg_id id)
-{
-	if (id != 0 && id != NPG_ID_NONE)
-		ids[(*n)++] = id;
-}
-
-static size_t max_ids(const struct npg_scenario *sc)
-{
-	return (size_t)sc->nnames + (size_t)sc->ntasks * (8 + NPG_NGROUPS) +
-	       (size_t)sc->nstmts * (3 + NPG_NGROUPS) + (size_t)sc->nfiles * 2 + 1;
-}
-
-/* Every id the scenario names as a kernel id, or as an id of a namespace (harmless) */
-static int collect_points(const struct npg_scenario *sc, npg_id *ids)
-{
-	int n = 0;
-
-	for (int i = 0; i < sc->nnames; i++)
-		add_id(ids, &n, sc->names[i].id);
-	for (int i = 0; i < sc->ntasks; i++) {
-		const struct npg_cred *c = &sc->tasks[i].cred;
-
-		add_id(ids, &n, c->uid.real), add_id(ids, &n, c->uid.eff);
-		add_id(ids, &n, c->uid.saved), add_id(ids, &n, c->gid.real);
-		add_id(ids, &n, c->gid.eff), add_id(ids, &n, c->gid.saved);
-		for (int g = 0; g < c->ngroups; g++)
-			add_id(ids, &n, c->groups[g]);
-	}
-	for (int i = 0; i < sc->nstmts; i++) {
-		const struct npg_op *op = &sc->stmts[i].op;
-
-		if (sc->stmts[i].kind != NPG_STMT_STEP)
-			continue;
-		for (int k = 0; k < 3; k++)
-			add_id(ids, &n, op->id[k]);
-		for (int g = 0; g < op->ngroups; g++)
-			add_id(ids, &n, op->groups[g]);
-	}
-	for (int i = 0; i < sc->nfiles; i++) {
-		if (sc->files[i].exec.setuid)
-			add_id(ids, &n, sc->files[i].exec.uid);
-		if (sc->files[i].exec.setgid)
-			add_id(ids, &n, sc->files[i].exec.gid);
-		if (sc->files[i].exec.fcap_v3)
-			add_id(ids, &n, sc->files[i].exec.fcap_rootid);
-	}
-	qsort(ids, (size_t)n, sizeof(*ids), cmp_id);
-	return n;
-}
-
-static uint64_t seg_len(const struct id_seg *s)
-{
-	return s->hi - s->lo + 1;
-}
-
-/*
- * Add scenario ids lo..hi (0 < lo <= hi) to the window, merged with the
- * runs they touch; false, and nothing added, when the window would
- * overflow.
- */
-static bool seg_insert(struct real_priv *r, uint64_t lo, uint64_t hi)
-{
-	uint64_t used = r->window_used + (hi - lo + 1);
-	int first = r->nsegs, last = -1;
-
-	for (int i = 0; i < r->nsegs; i++) {
-		const struct id_seg *s = &r->segs[i];
-
-		if (s->hi + 1 < lo || s->lo > hi + 1)
-			continue;	/* neither overlaps nor touches */
-		if (first == r->nsegs)
-			first = i;
-		last = i;
-		if (s->lo <= hi && s->hi >= lo)
-			used -= (s->hi < hi ? s->hi : hi) - (s->lo > lo ? s->lo : lo) + 1;
-	}
-	if (used >= NPG_UID_WINDOW)
-		return false;
-	if (last >= 0) {
-		lo = r->segs[first].lo < lo ? r->segs[first].lo : lo;
-		hi = r->segs[last].hi > hi ? r->segs[last].hi : hi;
-		memmove(&r->segs[first + 1], &r->segs[last + 1],
-			(size_t)(r->nsegs - last - 1) * sizeof(*r->segs));
-		r->nsegs -= last - first;
-	} else {
-		for (first = 0; first < r->nsegs && r->segs[first].lo < lo; first++)
-			;
-		memmove(&r->segs[first + 1], &r->segs[first],
-			(size_t)(r->nsegs - first) * sizeof(*r->segs));
-		r->nsegs++;
-	}
-	r->segs[first] = (struct id_seg){ .lo = lo, .hi = hi };
-	r->window_used = (uint32_t)used;
-	return true;
-}
-
-/* A step that writes a uid map: the harness's after unshare or clone, or a task's */
-static bool writes_uid_map(const struct npg_op *op)
-{
-	return op->code == NPG_OP_UNSHARE_USER || op->code == NPG_OP_CLONE_USER ||
-	       (op->code == NPG_OP_WRITE_IDMAP && op->value == 0);
-}
-
-static bool writes_gid_map(const struct npg_op *op)
-{
-	return op->code == NPG_OP_UNSHARE_USER || op->code == NPG_OP_CLONE_USER ||
-	       (op->code == NPG_OP_WRITE_IDMAP && op->value == 1);
-}
-
-/*
- * The outside ids of every map line, as kernel ids of a namespace whose
- * parent is the initial one (those of a nested namespace are ids of its
- * parent, and need no room: a harmless reservation; so are a task's
- * written lines, whose namespace is known only when they are written). Uid 0 stays 0. A
- * range the window cannot hold is left out: writing that map then
- * cannot be done faithfully (map_line()).
- */
-static void collect_map_ranges(struct real_priv *r)
-{
-	const struct npg_scenario *sc = r->sc;
-
-	for (int i = 0; i < sc->nstmts; i++) {
-		const struct npg_op *op = &sc->stmts[i].op;
-
-		if (sc->stmts[i].kind != NPG_STMT_STEP || (!writes_uid_map(op) && !writes_gid_map(op)))
-			continue;
-		for (int m = 0; m < 2; m++) {
-			const struct npg_idmap *map = m ? &op->gid_map : &op->uid_map;
-
-			for (int k = 0; k < map->nr; k++) {
-				const struct npg_idmap_extent *e = &map->extent[k];
-				uint64_t lo = e->lower_first ? e->lower_first : 1;
-				uint64_t hi = (uint64_t)e->lower_first + e->count - 1;
-
-				if (e->lower_first == NPG_ID_NONE || hi >= NPG_ID_NONE || hi < lo)
-					continue;
-				seg_insert(r, lo, hi);
-			}
-		}
-	}
-}
-
-/* The window's layout: 0, or -1 when the scenario names more ids than it holds */
-static int layout_ids(struct real_priv *r)
-{
-	npg_id *ids = calloc(max_ids(r->sc), sizeof(*ids));
-	int n;
-	uint32_t real;
-
-	if (!ids)
-		return -1;
-	n = collect_points(r->sc, ids);
-	for (int i = 0; i < n; i++) {
-		if (i > 0 && ids[i] == ids[i - 1])
-			continue;
-		if (!seg_insert(r, ids[i], ids[i])) {
-			free(ids);
-			return -1;
-		}
-	}
-	free(ids);
-	collect_map_ranges(r);
-	real = r->base + 1;
-	for (int i = 0; i < r->nsegs; i++) {
-		r->segs[i].real = real;
-		real += (uint32_t)seg_len(&r->segs[i]);
-	}
-	return 0;
-}
-
-static const struct id_seg *seg_of(const struct real_priv *r, uint64_t id)
-{
-	int lo = 0, hi = r->nsegs - 1;
-
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (id < r->segs[mid].lo)
-			hi = mid - 1;
-		else if (id > r->segs[mid].hi)
-			lo = mid + 1;
-		else
-			return &r->segs[mid];
-	}
-	return NULL;
-}
-
-uint32_t npg_real_map_id(const struct real_priv *r, npg_id id)
-{
-	const struct id_seg *s;
-
-	if (id == 0 || id == NPG_ID_NONE || !(s = seg_of(r, id)))
-		return id;	/* not in the window: cannot happen for an id the scenario names */
-	return s->real + (uint32_t)(id - s->lo);
-}
-
-bool npg_real_window_holds(const struct real_priv *r, uint64_t lo, uint64_t hi)
-{
-	const struct id_seg *s = seg_of(r, lo);
-
-	return s && s->hi >= hi;
-}
-
-npg_id npg_real_unmap_id(const struct real_priv *r, uint32_t real)
-{
-	int lo = 0, hi = r->nsegs - 1;
-
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-		const struct id_seg *s = &r->segs[mid];
-
-		if (real < s->real)
-			hi = mid - 1;
-		else if (real - s->real >= seg_len(s))
-			lo = mid + 1;
-		else
-			return (npg_id)(s->lo + (real - s->real));
-	}
-	return real;
-}
-
-/*
- * Are @t's ids the window's? A task of the initial namespace names kernel
- * ids. So does one of a child namespace before 3.5: ids are raw there,
- * no map translates them, and each namespace has its own user_structs
- * (2.6.39-3.4's alloc_uid(ns, uid)), so the window's ids serve in every
- * namespace and /proc shows them as the task's namespace names them.
- */
-bool npg_real_ids_in_window(const struct real_priv *r, const struct real_task *t)
-{
-	return t->ns == 0 || r->uns.legacy;
-}
-
-/* Ids a task names in its set*id calls are kernel ids only in the initial namespace */
-static void map_op(const struct real_priv *r, struct npg_op *op)
-{
-	for (int k = 0; k < 3; k++)
-		op->id[k] = npg_real_map_id(r, op->id[k]);
-	for (int g = 0; g < op->ngroups; g++)
-		op->groups[g] = npg_real_map_id(r, op->groups[g]);
-}
-
 /* --- talking to puppets --- */
 
 int npg_real_recv_timed(int sock, struct npg_wire_msg *m, int *fd)
@@ -336,7 +74,7 @@ void npg_real_build_cmd(struct real_priv *r, const struct real_task *t, const st
 	 * written there send them into the window.
 	 */
 	if (npg_real_ids_in_window(r, t))
-		map_op(r, &m->op);
+		npg_real_map_op(r, &m->op);
 	if (st->op.code == NPG_OP_EXECVE && st->op.file)
 		file_path(r, st->op.file, m->path, sizeof(m->path));
 	if (st->op.code == NPG_OP_PTRACE)
@@ -1114,7 +852,8 @@ static void touch_images(struct real_priv *r, struct id_set *ids)
 			const struct npg_idmap *m = &sc->stmts[s].op.uid_map;
 			npg_id lower;
 
-			if (sc->stmts[s].kind != NPG_STMT_STEP || !writes_uid_map(&sc->stmts[s].op))
+			if (sc->stmts[s].kind != NPG_STMT_STEP ||
+			    !npg_real_writes_uid_map(&sc->stmts[s].op))
 				continue;
 			if ((lower = npg_idmap_down(m->extent, m->nr, id)) != NPG_ID_NONE)
 				id_set_add(ids, lower);
@@ -1201,9 +940,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	r->sc = sc;
 	r->dumpable_read_task = -1;
 	r->exe_fd = r->filler_pipe[0] = r->filler_pipe[1] = -1;
-	/* a segment per id, and per line of every map a step writes (collect_map_ranges()) */
-	r->segs = calloc(max_ids(sc) + (size_t)sc->nstmts * 2 * NPG_IDMAP_MAX + 1,
-			 sizeof(*r->segs));
+	r->segs = npg_real_window_new(sc);
 	r->tasks = calloc((size_t)sc->ntasks + 1, sizeof(*r->tasks));
 	r->touched = calloc((size_t)sc->nnames + 1, sizeof(*r->touched));
 	r->counts = calloc((size_t)sc->nnames * (1 + (size_t)sc->nuserns) + 1, sizeof(*r->counts));
@@ -1225,7 +962,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 		return -1;
 	}
 	r->bset = npg_scenario_bset(sc, r->host->cap_bnd) & r->host->cap_bnd;
-	if ((uint64_t)r->base + NPG_UID_WINDOW >= NPG_ID_NONE || layout_ids(r) < 0) {
+	if ((uint64_t)r->base + NPG_UID_WINDOW >= NPG_ID_NONE || npg_real_window_layout(r) < 0) {
 		snprintf(b->error, sizeof(b->error), "uid base %u leaves no room for the "
 			 "scenario's ids (%d uids from it)", r->base, NPG_UID_WINDOW);
 		return -1;

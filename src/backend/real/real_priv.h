@@ -113,6 +113,24 @@ struct real_priv {
 	bool yama_mismatch;
 };
 
+/* --- window.c: the run's uid window --- */
+
+/* Room for the layout of @sc's ids (r->segs), or NULL */
+struct id_seg *npg_real_window_new(const struct npg_scenario *sc);
+/* The window's layout: 0, or -1 when the scenario names more ids than it holds */
+int npg_real_window_layout(struct real_priv *r);
+/* A scenario id as a kernel id of the window (0 and -1 stay), and back */
+uint32_t npg_real_map_id(const struct real_priv *r, npg_id id);
+npg_id npg_real_unmap_id(const struct real_priv *r, uint32_t real);
+/* Are scenario ids @lo..@hi consecutive in the window, so one map line can cover them? */
+bool npg_real_window_holds(const struct real_priv *r, uint64_t lo, uint64_t hi);
+/* Does @t name the window's ids (the initial namespace; any before 3.5)? Then they are mapped. */
+bool npg_real_ids_in_window(const struct real_priv *r, const struct real_task *t);
+/* The ids of a set*id call moved into the window */
+void npg_real_map_op(const struct real_priv *r, struct npg_op *op);
+/* Does @op write a uid map (the harness's after unshare or clone, or a task's)? */
+bool npg_real_writes_uid_map(const struct npg_op *op);
+
 /* --- shared by the controller's files (real_backend.c) --- */
 
 /* One answer from a puppet within ANSWER_TIMEOUT_MS: 1, 0 on EOF, -1 (ETIMEDOUT) */
@@ -157,13 +175,6 @@ void npg_real_mark_touched(struct real_priv *r);
 /* fork, vfork, thread, clone: the new task as a puppet, its socket passed along */
 struct npg_result npg_real_step_new_task(struct npg_backend *b, struct real_priv *r,
 					 struct real_task *t, const struct npg_stmt *st);
-/* Does @t name the window's ids (the initial namespace; any before 3.5)? Then they are mapped. */
-bool npg_real_ids_in_window(const struct real_priv *r, const struct real_task *t);
-/* A scenario id as a kernel id of the window (0 and -1 stay), and back */
-uint32_t npg_real_map_id(const struct real_priv *r, npg_id id);
-npg_id npg_real_unmap_id(const struct real_priv *r, uint32_t real);
-/* Are scenario ids @lo..@hi consecutive in the window, so one map line can cover them? */
-bool npg_real_window_holds(const struct real_priv *r, uint64_t lo, uint64_t hi);
 
 /* --- userns_ops.c: user namespaces on the controller's side --- */
 
