@@ -37,59 +37,6 @@
 #include "backend/real/wire.h"
 #include "machine/tasklimits.h"
 
-/* --- talking to puppets --- */
-
-int npg_real_recv_timed(int sock, struct npg_wire_msg *m, int *fd)
-{
-	struct pollfd p = { .fd = sock, .events = POLLIN };
-	int n;
-
-	do
-		n = poll(&p, 1, ANSWER_TIMEOUT_MS);
-	while (n < 0 && errno == EINTR);
-	if (n == 0) {
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	return npg_wire_recv(sock, m, fd);
-}
-
-/* Where declared file @file (1-based) is on this machine: a nosuid one on the nosuid mount */
-static void file_path(const struct real_priv *r, int file, char *buf, size_t len)
-{
-	bool nosuid = r->sc->files[file - 1].exec.nosuid;
-
-	snprintf(buf, len, "%.200s/%s%d", r->execdir, nosuid ? NPG_EXECDIR_NOSUID "/file-" : "file-",
-		 file);
-}
-
-void npg_real_build_cmd(struct real_priv *r, const struct real_task *t, const struct npg_stmt *st,
-			pid_t target_pid, struct npg_wire_msg *m)
-{
-	*m = (struct npg_wire_msg){ .kind = NPG_WIRE_CMD, .op = st->op, .target_pid = target_pid };
-
-	/*
-	 * make_kuid(current_user_ns(), id) in every set*id call: the ids of a
-	 * task in a child namespace are that namespace's own, and the maps
-	 * written there send them into the window.
-	 */
-	if (npg_real_ids_in_window(r, t))
-		npg_real_map_op(r, &m->op);
-	if (st->op.code == NPG_OP_EXECVE && st->op.file)
-		file_path(r, st->op.file, m->path, sizeof(m->path));
-	if (st->op.code == NPG_OP_PTRACE)
-		npg_real_ptrace_target(r, st, m);
-}
-
-static int send_cmd(struct real_priv *r, struct real_task *t, const struct npg_stmt *st,
-		    pid_t target_pid, int fd)
-{
-	struct npg_wire_msg m;
-
-	npg_real_build_cmd(r, t, st, target_pid, &m);
-	return npg_wire_send(t->sock, &m, fd);
-}
-
 /*
  * security.capability as the scenario declares it: VFS_CAP_REVISION_2,
  * or VFS_CAP_REVISION_3 (struct vfs_ns_cap_data, 8db6c34f1dbc, 4.14) with
@@ -243,7 +190,7 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 				 r->sc->files[i].path, nosuid_why);
 			continue;
 		}
-		file_path(r, i + 1, path, sizeof(path));
+		npg_real_file_path(r, i + 1, path, sizeof(path));
 		if (make_setid_copy(r, f, path, r->file_why[i], sizeof(r->file_why[i])) < 0) {
 			/*
 			 * A file system without security.* extended attributes (the
@@ -266,217 +213,6 @@ static int make_files(struct npg_backend *b, struct real_priv *r)
 		}
 	}
 	return 0;
-}
-
-/* More than ANSWER_TIMEOUT_MS since @start? Then errno is ETIMEDOUT. */
-bool npg_real_answer_overdue(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000 <=
-	    ANSWER_TIMEOUT_MS)
-		return false;
-	errno = ETIMEDOUT;
-	return true;
-}
-
-/*
- * Wait until @t's /proc entry says it is gone (a thread released by
- * release_task(), which also uncharges it) or, unless @want_gone, a
- * zombie. There is no descriptor to wait on for a thread before 6.9
- * (PIDFD_THREAD), so /proc is asked until it answers. 0, or -1 if it
- * never did within ANSWER_TIMEOUT_MS.
- */
-static int wait_task_settled(const struct real_task *t, bool want_gone)
-{
-	struct timespec pause = { 0, 200000 };
-	struct timespec start;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		struct npg_proc_task pt;
-
-		if (npg_proc_read_task(t->pid, t->tid, &pt) < 0)
-			return 0;
-		if (!want_gone && (pt.state == 'Z' || pt.state == 'X'))
-			return 0;
-		if (npg_real_answer_overdue(&start))
-			return -1;
-		nanosleep(&pause, NULL);
-	}
-}
-
-static struct real_task *task_by_pid(struct real_priv *r, pid_t pid)
-{
-	/* not gone: after an execve from a thread, the old leader's entry had this pid */
-	for (int i = 0; i < r->sc->ntasks; i++)
-		if (r->tasks[i].created && !r->tasks[i].gone && r->tasks[i].pid == pid &&
-		    r->tasks[i].tid == pid)
-			return &r->tasks[i];
-	return NULL;
-}
-
-int npg_real_task_of_tid(const struct real_priv *r, pid_t tid)
-{
-	for (int i = 0; i < r->sc->ntasks && tid > 0; i++)
-		if (r->tasks[i].created && !r->tasks[i].gone && r->tasks[i].tid == tid)
-			return i;
-	return -1;
-}
-
-static void mark_group_gone(struct real_priv *r, pid_t tgid, bool keep_leader)
-{
-	for (int i = 0; i < r->sc->ntasks; i++) {
-		struct real_task *t = &r->tasks[i];
-
-		if (!t->created || t->pid != tgid || t->gone)
-			continue;
-		if (keep_leader && t->tid == tgid)
-			continue;
-		t->alive = false;
-		if (t->tid != tgid) {
-			t->gone = true;		/* threads are released at once */
-			if (t->sock >= 0)
-				close(t->sock);
-			t->sock = -1;
-		}
-	}
-}
-
-/* As init would: reap whatever became our child (top-level tasks, orphans) */
-void npg_real_reap_children(struct real_priv *r)
-{
-	int status;
-	pid_t pid;
-
-	while ((pid = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
-		struct real_task *t = task_by_pid(r, pid);
-
-		if (!t)
-			continue;	/* a filler */
-		t->exit_known = true;
-		t->exit_status = status;
-		t->alive = false;
-		t->gone = true;
-		mark_group_gone(r, pid, false);
-	}
-}
-
-/*
- * Without a pidfd: until the leader is a zombie and no other thread of the
- * group is left in /proc/PID/task -- a leader turns zombie before the
- * group's other threads are released, and until then waitpid() reports
- * the child as running (delay_group_leader()).
- */
-static int wait_group_exited(const struct real_task *t)
-{
-	struct timespec pause = { 0, 200000 };
-	struct timespec start;
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		DIR *d;
-		struct dirent *e;
-		int others = 0;
-
-		if (wait_task_settled(t, false) < 0)
-			return -1;
-		if (!(d = opendir(path)))
-			return 0;	/* reaped */
-		while ((e = readdir(d)))
-			if (e->d_name[0] != '.' && atoi(e->d_name) != t->pid)
-				others++;
-		closedir(d);
-		if (others == 0)
-			return 0;
-		if (npg_real_answer_overdue(&start))
-			return -1;
-		nanosleep(&pause, NULL);
-	}
-}
-
-/*
- * Wait until a process has exited: a zombie (exit_notify() has run, its
- * children are reparented) or already reaped. A pidfd polls readable
- * then (5.3+): pidfd_poll() waits for the whole thread group. Older
- * kernels are asked through /proc. 0, or -1 on timeout.
- */
-static int wait_process_exited(struct real_task *t)
-{
-	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
-	int n;
-
-	if (t->pidfd < 0)
-		return wait_group_exited(t);
-	do
-		n = poll(&p, 1, ANSWER_TIMEOUT_MS);
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
-		errno = ETIMEDOUT;
-	return n > 0 ? 0 : -1;
-}
-
-struct npg_result npg_real_unreproducible(struct npg_backend *b, const char *why)
-{
-	snprintf(b->reason, sizeof(b->reason), "%s", why);
-	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
-}
-
-/*
- * Nothing is compared from step @st on, for @why: the steps still run, so
- * that the tasks stay as the scenario drives them. The first reason stays.
- */
-struct npg_result npg_real_diverge(struct npg_backend *b, struct real_priv *r,
-				   const struct npg_stmt *st, const char *why)
-{
-	if (!r->diverged[0])
-		snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
-			 "compared after it", why, st->line);
-	return npg_real_unreproducible(b, r->diverged);
-}
-
-struct npg_result npg_real_broken(struct npg_backend *b, const char *what)
-{
-	snprintf(b->reason, sizeof(b->reason), "the backend lost its task: %s: %s", what,
-		 strerror(errno));
-	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
-}
-
-/*
- * A zombie's wait status is field 52 of its stat from 3.5 on; before, only
- * its parent learns it by reaping, and the parent of a forked task is a
- * puppet, which keeps its zombies as the scenario has it.
- */
-#define EXIT_UNKNOWABLE "how the process ended: this kernel's /proc/PID/stat has no exit " \
-			"code (3.5+), and its parent is a task of the scenario, not the controller"
-
-/* A process died under a step: by which signal? */
-struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t)
-{
-	struct npg_proc_task pt;
-	int status = 0;
-
-	if (wait_process_exited(t) < 0)
-		return npg_real_broken(b, "a task that died did not exit");
-	bool readable = false;
-
-	if (npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z' && pt.has_exit_code) {
-		status = pt.exit_code;
-		readable = true;
-	}
-	npg_real_reap_children(r);
-	if (t->exit_known)
-		status = t->exit_status;
-	mark_group_gone(r, t->pid, true);
-	t->alive = false;
-	if (!readable && !t->exit_known)
-		return npg_real_unreproducible(b, EXIT_UNKNOWABLE);
-	if (WIFSIGNALED(status))
-		return (struct npg_result){ .kind = NPG_R_KILLED, .value = WTERMSIG(status) };
-	return (struct npg_result){ .kind = NPG_R_DEAD };
 }
 
 /* --- setting up a task as the scenario declares it --- */
@@ -587,15 +323,6 @@ static int apply_initial(const struct real_priv *r, const struct npg_task_decl *
 	if (c->uid.eff == c->uid.real && c->gid.eff == c->gid.real)
 		return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	return 0;
-}
-
-void npg_real_taint(struct real_task *t, const char *why)
-{
-	char copy[sizeof(t->why)];
-
-	snprintf(copy, sizeof(copy), "%s", why);	/* @why may be another task's */
-	t->tainted = true;
-	memcpy(t->why, copy, sizeof(copy));
 }
 
 static int spawn_initial(struct npg_backend *b, struct real_priv *r, int idx)
@@ -809,118 +536,6 @@ static int check_capacity(struct npg_backend *b, const struct real_priv *r)
 	return 0;
 }
 
-/* A small set of ids; out of memory it keeps what it has (the caller then taints more) */
-struct id_set {
-	npg_id *id;
-	int n, cap;
-	bool full;
-};
-
-static void id_set_add(struct id_set *s, npg_id id)
-{
-	for (int i = 0; i < s->n; i++)
-		if (s->id[i] == id)
-			return;
-	if (s->n == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 16;
-		npg_id *grown = cap <= NPG_UID_WINDOW ? realloc(s->id, (size_t)cap * sizeof(*grown)) : NULL;
-
-		if (!grown) {
-			s->full = true;
-			return;
-		}
-		s->id = grown;
-		s->cap = cap;
-	}
-	s->id[s->n++] = id;
-}
-
-/*
- * The ids a tainted task names may be ids of a namespace it is in: add
- * every kernel id a uid_map of the scenario makes of them, to a fixed
- * point (nested maps). Unless the set could not hold them all: then
- * every user is touched.
- */
-static void touch_images(struct real_priv *r, struct id_set *ids)
-{
-	const struct npg_scenario *sc = r->sc;
-
-	for (int done = 0; done < ids->n; done++) {
-		npg_id id = ids->id[done];
-
-		for (int s = 0; s < sc->nstmts && id != NPG_ID_NONE; s++) {
-			const struct npg_idmap *m = &sc->stmts[s].op.uid_map;
-			npg_id lower;
-
-			if (sc->stmts[s].kind != NPG_STMT_STEP ||
-			    !npg_real_writes_uid_map(&sc->stmts[s].op))
-				continue;
-			if ((lower = npg_idmap_down(m->extent, m->nr, id)) != NPG_ID_NONE)
-				id_set_add(ids, lower);
-		}
-	}
-	if (ids->full)
-		for (int u = 0; u < sc->nnames; u++)
-			r->touched[u] = true;
-}
-
-/* Users whose count a tainted task could change: any id its steps name */
-void npg_real_mark_touched(struct real_priv *r)
-{
-	const struct npg_scenario *sc = r->sc;
-
-	bool grew = true;
-
-	/*
-	 * Whatever a tainted task's steps would have done to another task -- made
-	 * it (fork, thread, vfork), killed, reaped or limited it -- does not
-	 * happen here: that task is not faithful either. To a fixed point, since
-	 * a task tainted by a later statement may have acted earlier.
-	 */
-	while (grew) {
-		grew = false;
-		for (int s = 0; s < sc->nstmts; s++) {
-			const struct npg_stmt *st = &sc->stmts[s];
-			int actor = st->kind == NPG_STMT_STEP ? st->task : -1;
-			/* unshare's and setns's target is a namespace: its tasks are the actor's forks */
-			int target = actor >= 0 && st->op.code != NPG_OP_UNSHARE_USER &&
-				     st->op.code != NPG_OP_SETNS_USER ? st->op.target : -1;
-
-			if (actor < 0 || target < 0 || !r->tasks[actor].tainted ||
-			    r->tasks[target].tainted)
-				continue;
-			npg_real_taint(&r->tasks[target], r->tasks[actor].why);
-			grew = true;
-		}
-	}
-	for (int i = 0; i < sc->ntasks; i++) {
-		const struct npg_cred *c = &sc->tasks[i].cred;
-		struct id_set ids = { 0 };
-
-		if (!r->tasks[i].tainted)
-			continue;
-		id_set_add(&ids, c->uid.real), id_set_add(&ids, c->uid.eff);
-		id_set_add(&ids, c->uid.saved);
-		for (int s = 0; s < sc->nstmts; s++) {
-			const struct npg_op *op = &sc->stmts[s].op;
-
-			if (sc->stmts[s].kind != NPG_STMT_STEP || sc->stmts[s].task != i)
-				continue;
-			for (int k = 0; k < 3; k++)
-				id_set_add(&ids, op->id[k]);
-			/* a set-uid program's owner becomes its euid, and a namespace's owner */
-			if (op->code == NPG_OP_EXECVE && op->file && op->exec.setuid)
-				id_set_add(&ids, op->exec.uid);
-		}
-		touch_images(r, &ids);
-		for (int u = 0; u < sc->nnames; u++)
-			for (int k = 0; k < ids.n; k++)
-				if (sc->names[u].id == ids.id[k])
-					r->touched[u] = true;
-		free(ids.id);
-	}
-}
-
 /* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
 static bool ucounts_keyed_on_euid(const struct npg_policy *p)
 {
@@ -1038,15 +653,6 @@ static bool vfork_hello_first(int parent_sock, int child_sock)
 	return n > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLIN | POLLHUP));
 }
 
-/* Is @t waiting in vfork() for a child that has neither exec'd nor exited? */
-bool npg_real_vfork_waiting(const struct real_priv *r, const struct real_task *t)
-{
-	for (int i = 0; i < r->sc->ntasks; i++)
-		if (r->tasks[i].vfork_waiter == (int)(t - r->tasks) + 1)
-			return true;
-	return false;
-}
-
 /*
  * A vfork() child that has exec'd or exited released its parent
  * (complete_vfork_done()): the parent's clone() returned and its reply
@@ -1105,7 +711,7 @@ struct npg_result npg_real_step_new_task(struct npg_backend *b, struct real_priv
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return npg_real_broken(b, "socketpair");
-	if (send_cmd(r, t, st, 0, sv[1]) < 0) {
+	if (npg_real_send_cmd(r, t, st, 0, sv[1]) < 0) {
 		close(sv[0]), close(sv[1]);
 		return npg_real_broken(b, "send");
 	}
@@ -1157,11 +763,11 @@ hello:
 static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 				   struct real_task *t, const struct npg_stmt *st)
 {
-	if (send_cmd(r, t, st, 0, -1) < 0)
+	if (npg_real_send_cmd(r, t, st, 0, -1) < 0)
 		return npg_real_broken(b, "send");
 	if (t->tid != t->pid) {
 		/* a thread leaves alone and is released at once */
-		if (wait_task_settled(t, true) < 0)
+		if (npg_real_wait_task_settled(t, true) < 0)
 			return npg_real_broken(b, "the thread did not exit");
 		t->alive = false;
 		t->gone = true;
@@ -1171,7 +777,7 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 		t->sock = -1;
 		return (struct npg_result){ .kind = NPG_R_OK };
 	}
-	if (wait_process_exited(t) < 0)
+	if (npg_real_wait_process_exited(t) < 0)
 		return npg_real_broken(b, "the process did not exit");
 	/*
 	 * What exit_group() was asked; /proc says the same from 3.5 on (field
@@ -1186,7 +792,7 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 		}
 	}
 	t->alive = false;
-	mark_group_gone(r, t->pid, true);
+	npg_real_mark_group_gone(r, t->pid, true);
 	npg_real_reap_children(r);
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
@@ -1199,7 +805,7 @@ static struct npg_result step_exit(struct npg_backend *b, struct real_priv *r,
 static void take_over_leader(struct real_priv *r, struct real_task *t,
 			     const struct npg_wire_msg *hello)
 {
-	struct real_task *old = task_by_pid(r, t->pid);
+	struct real_task *old = npg_real_task_by_pid(r, t->pid);
 
 	if (old && old != t) {
 		old->alive = false;
@@ -1220,7 +826,7 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 	struct npg_wire_msg m;
 	int got;
 
-	if (send_cmd(r, t, st, 0, -1) < 0)
+	if (npg_real_send_cmd(r, t, st, 0, -1) < 0)
 		return npg_real_broken(b, "send");
 	got = npg_real_recv_timed(t->sock, &m, NULL);
 	/*
@@ -1244,46 +850,8 @@ static struct npg_result step_execve(struct npg_backend *b, struct real_priv *r,
 	t->shares_mm = false;
 	if (t->tid != t->pid)
 		take_over_leader(r, t, &m);
-	mark_group_gone(r, t->pid, true);
+	npg_real_mark_group_gone(r, t->pid, true);
 	return (struct npg_result){ .kind = NPG_R_OK };
-}
-
-/*
- * Send @st to puppet @t and take its answer into @m: false, with *@res
- * what the step yields, when there is none -- the socket closed (the task
- * died: @dies is the one to report, its group's leader for a call that can
- * kill the whole group) or the exchange broke.
- */
-bool npg_real_ask(struct npg_backend *b, struct real_priv *r, struct real_task *t,
-		const struct npg_stmt *st, pid_t target, struct real_task *dies,
-		struct npg_wire_msg *m, struct npg_result *res)
-{
-	struct npg_wire_msg cmd;
-
-	npg_real_build_cmd(r, t, st, target, &cmd);
-	return npg_real_exchange(b, r, t, &cmd, -1, dies, m, res);
-}
-
-bool npg_real_exchange(struct npg_backend *b, struct real_priv *r, struct real_task *t,
-		       const struct npg_wire_msg *cmd, int fd, struct real_task *dies,
-		       struct npg_wire_msg *m, struct npg_result *res)
-{
-	int got;
-
-	if (npg_wire_send(t->sock, cmd, fd) < 0) {
-		*res = npg_real_broken(b, "send");
-		return false;
-	}
-	got = npg_real_recv_timed(t->sock, m, NULL);
-	if (got == 0) {
-		*res = npg_real_died(b, r, dies);
-		return false;
-	}
-	if (got < 0 || m->kind != NPG_WIRE_RESULT) {
-		*res = npg_real_broken(b, "answer");
-		return false;
-	}
-	return true;
 }
 
 /*
@@ -1298,7 +866,7 @@ static struct npg_result step_kill(struct npg_backend *b, struct real_priv *r,
 				   struct real_task *t, const struct npg_stmt *st, pid_t target)
 {
 	struct real_task *tt = &r->tasks[st->op.target];
-	struct real_task *leader = task_by_pid(r, t->pid);
+	struct real_task *leader = npg_real_task_by_pid(r, t->pid);
 	struct npg_wire_msg m;
 	struct npg_result res;
 
@@ -1309,10 +877,10 @@ static struct npg_result step_kill(struct npg_backend *b, struct real_priv *r,
 		return npg_real_died(b, r, leader ? leader : t);
 	if (m.result != NPG_R_OK || st->op.value == 0 || !tt->alive)
 		return (struct npg_result){ .kind = m.result, .value = m.value };
-	if (wait_process_exited(tt) < 0)
+	if (npg_real_wait_process_exited(tt) < 0)
 		return npg_real_broken(b, "the process killed did not exit");
 	tt->alive = false;
-	mark_group_gone(r, tt->pid, true);
+	npg_real_mark_group_gone(r, tt->pid, true);
 	npg_real_reap_children(r);
 	return (struct npg_result){ .kind = NPG_R_OK };
 }
@@ -1342,7 +910,7 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 					   struct real_task *t, const struct npg_stmt *st)
 {
 	struct real_group g = { r, t->pid };
-	struct real_task *leader = task_by_pid(r, t->pid);
+	struct real_task *leader = npg_real_task_by_pid(r, t->pid);
 	int *order = calloc((size_t)r->sc->ntasks + 1, sizeof(*order));
 	int n, first_error = -1;
 	struct npg_result res = { .kind = NPG_R_OK };
@@ -1368,7 +936,7 @@ static struct npg_result step_glibc_setxid(struct npg_backend *b, struct real_pr
 			abort_st.op.code = NPG_OP_KILL;
 			abort_st.op.value = SIGABRT;
 			free(order);
-			if (send_cmd(r, t, &abort_st, t->pid, -1) < 0)
+			if (npg_real_send_cmd(r, t, &abort_st, t->pid, -1) < 0)
 				return npg_real_broken(b, "send");
 			/* its death, not an answer, is expected; either way wait for it */
 			if (npg_real_recv_timed(t->sock, &m, NULL) < 0)
@@ -1529,7 +1097,7 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	struct npg_result res;
 	int made;
 
-	/* which namespace's ids the step's ids are (send_cmd()), and whose counts it meets */
+	/* which namespace's ids the step's ids are (npg_real_send_cmd()), and whose counts it meets */
 	if (t->created && !t->tainted)
 		t->ns = npg_real_task_ns(r, t);
 	if (!r->diverged[0])
@@ -1926,7 +1494,7 @@ static bool real_check_reproducible(struct npg_backend *b, const struct npg_stmt
 
 		if (npg_proc_read_task(t->pid, t->tid, &pt) == 0 &&
 		    (pt.state == 'Z' || pt.state == 'X') && !pt.has_exit_code) {
-			snprintf(b->reason, sizeof(b->reason), "%s", EXIT_UNKNOWABLE);
+			snprintf(b->reason, sizeof(b->reason), "%s", NPG_REAL_EXIT_UNKNOWABLE);
 			return false;
 		}
 	}

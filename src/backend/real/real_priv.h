@@ -131,22 +131,56 @@ void npg_real_map_op(const struct real_priv *r, struct npg_op *op);
 /* Does @op write a uid map (the harness's after unshare or clone, or a task's)? */
 bool npg_real_writes_uid_map(const struct npg_op *op);
 
-/* --- shared by the controller's files (real_backend.c) --- */
+/* --- tasks.c: the task table --- */
+
+/* More than ANSWER_TIMEOUT_MS since @start? Then errno is ETIMEDOUT. */
+bool npg_real_answer_overdue(const struct timespec *start);
+/* The scenario task whose process (a leader, not gone) is @pid now, or NULL */
+struct real_task *npg_real_task_by_pid(struct real_priv *r, pid_t pid);
+/* The scenario task whose task id is @tid now, or -1 */
+int npg_real_task_of_tid(const struct real_priv *r, pid_t tid);
+/* Is @t waiting in vfork() for a child that has neither exec'd nor exited? */
+bool npg_real_vfork_waiting(const struct real_priv *r, const struct real_task *t);
+/* Process @tgid's tasks are no longer alive, its threads gone (its leader too unless @keep_leader) */
+void npg_real_mark_group_gone(struct real_priv *r, pid_t tgid, bool keep_leader);
+/* As init would: reap whatever became the controller's child */
+void npg_real_reap_children(struct real_priv *r);
+/* Until /proc says @t is gone or (unless @want_gone) a zombie: 0, or -1 on timeout */
+int npg_real_wait_task_settled(const struct real_task *t, bool want_gone);
+/* Until @t's process has exited (a zombie, or reaped): 0, or -1 on timeout */
+int npg_real_wait_process_exited(struct real_task *t);
+/* @t cannot be driven faithfully any more: its steps are not run */
+void npg_real_taint(struct real_task *t, const char *why);
+/* Users whose count a tainted task could change, to a fixed point */
+void npg_real_mark_touched(struct real_priv *r);
+
+#define NPG_REAL_NS_UNKNOWN "the task is in a user namespace this run did not make"
+
+/* The namespace (0, 1 + index) whose inode is @ino, or -1: not one of the run's */
+int npg_real_ns_of_ino(const struct real_priv *r, uint64_t ino);
+/* The namespace @t is in, from /proc (its last known one once gone); -1: one not made here */
+int npg_real_task_ns(const struct real_priv *r, const struct real_task *t);
+
+/* --- ask.c: the wire to the puppets --- */
+
+/*
+ * A zombie's wait status is field 52 of its stat from 3.5 on; before, only
+ * its parent learns it by reaping, and the parent of a forked task is a
+ * puppet, which keeps its zombies as the scenario has it.
+ */
+#define NPG_REAL_EXIT_UNKNOWABLE "how the process ended: this kernel's /proc/PID/stat has no exit " \
+			"code (3.5+), and its parent is a task of the scenario, not the controller"
 
 /* One answer from a puppet within ANSWER_TIMEOUT_MS: 1, 0 on EOF, -1 (ETIMEDOUT) */
 int npg_real_recv_timed(int sock, struct npg_wire_msg *m, int *fd);
-/* More than ANSWER_TIMEOUT_MS since @start? Then errno is ETIMEDOUT. */
-bool npg_real_answer_overdue(const struct timespec *start);
-/* Is @t waiting in vfork() for a child that has neither exec'd nor exited? */
-bool npg_real_vfork_waiting(const struct real_priv *r, const struct real_task *t);
-/* As init would: reap whatever became the controller's child */
-void npg_real_reap_children(struct real_priv *r);
-/* The scenario task whose task id is @tid now, or -1 */
-int npg_real_task_of_tid(const struct real_priv *r, pid_t tid);
-
+/* Where declared file @file (1-based) is on this machine: a nosuid one on the nosuid mount */
+void npg_real_file_path(const struct real_priv *r, int file, char *buf, size_t len);
 /* The command a step sends to @t's puppet: its ids moved into the window, paths */
 void npg_real_build_cmd(struct real_priv *r, const struct real_task *t, const struct npg_stmt *st,
 			pid_t target_pid, struct npg_wire_msg *m);
+/* npg_real_build_cmd() of @st sent to @t, with @fd attached when >= 0: 0 or -1 */
+int npg_real_send_cmd(struct real_priv *r, struct real_task *t, const struct npg_stmt *st,
+		      pid_t target_pid, int fd);
 /*
  * Send @cmd (with @fd attached when >= 0) to @t and take its answer into
  * @m: false, with *@res what the step yields, when there is none -- the
@@ -168,22 +202,15 @@ struct npg_result npg_real_diverge(struct npg_backend *b, struct real_priv *r,
 struct npg_result npg_real_broken(struct npg_backend *b, const char *what);
 /* A process died under a step: its signal, or dead */
 struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t);
-/* @t cannot be driven faithfully any more: its steps are not run */
-void npg_real_taint(struct real_task *t, const char *why);
-/* Users whose count a tainted task could change, to a fixed point */
-void npg_real_mark_touched(struct real_priv *r);
+
+/* --- real_backend.c --- */
+
 /* fork, vfork, thread, clone: the new task as a puppet, its socket passed along */
 struct npg_result npg_real_step_new_task(struct npg_backend *b, struct real_priv *r,
 					 struct real_task *t, const struct npg_stmt *st);
 
 /* --- userns_ops.c: user namespaces on the controller's side --- */
 
-#define NPG_REAL_NS_UNKNOWN "the task is in a user namespace this run did not make"
-
-/* The namespace (0, 1 + index) whose inode is @ino, or -1: not one of the run's */
-int npg_real_ns_of_ino(const struct real_priv *r, uint64_t ino);
-/* The namespace @t is in, from /proc (its last known one once gone); -1: one not made here */
-int npg_real_task_ns(const struct real_priv *r, const struct real_task *t);
 /* unshare user NS, clone CHILD user NS, setns user NS */
 struct npg_result npg_real_step_unshare(struct npg_backend *b, struct real_priv *r,
 					struct real_task *t, const struct npg_stmt *st);
@@ -197,9 +224,6 @@ struct npg_result npg_real_step_write_proc(struct npg_backend *b, struct real_pr
 
 /* --- tracing.c: ptrace and dumpability on the controller's side --- */
 
-/* The ids a seize needs besides the target's tid (wire.h) */
-void npg_real_ptrace_target(const struct real_priv *r, const struct npg_stmt *st,
-			    struct npg_wire_msg *m);
 /* Why @st cannot run here because of a tracer that cannot act, or NULL */
 const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *st);
 /* Why the kernel answers @st otherwise than the model can say (not run), or NULL */

@@ -16,23 +16,6 @@
 #include "backend/real/real_priv.h"
 #include "backend/real/wire.h"
 
-void npg_real_ptrace_target(const struct real_priv *r, const struct npg_stmt *st,
-			    struct npg_wire_msg *m)
-{
-	const struct real_task *tt;
-	struct npg_proc_task pt;
-
-	if (st->op.target < 0)
-		return;
-	tt = &r->tasks[st->op.target];
-	if (!tt->created || tt->gone)
-		return;
-	m->target_tgid = tt->pid;
-	/* whose exit the tracer must leave to the scenario's wait (tracer.c) */
-	if (npg_proc_read_task(tt->pid, tt->tid, &pt) == 0)
-		m->target_ppid = pt.ppid;
-}
-
 /* A task of the scenario that exists now (a zombie included) */
 static bool present(const struct real_task *t)
 {

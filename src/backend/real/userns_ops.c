@@ -21,28 +21,6 @@
 #include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 
-int npg_real_ns_of_ino(const struct real_priv *r, uint64_t ino)
-{
-	for (int i = 0; i <= r->sc->nuserns; i++)
-		if (r->userns[i].created && r->userns[i].ino == ino)
-			return i;
-	return -1;
-}
-
-int npg_real_task_ns(const struct real_priv *r, const struct real_task *t)
-{
-	uint64_t ino;
-
-	/* 2.6.39-3.4: no /proc/PID/ns/user; the backend's own record (real_priv.h) */
-	if (r->uns.legacy)
-		return t->created ? t->ns : 0;
-	if (!r->uns.supported || !r->ns_made || !t->created)
-		return 0;
-	if (t->gone || npg_proc_task_userns(t->pid, t->tid, &ino) < 0)
-		return t->ns;
-	return npg_real_ns_of_ino(r, ino);
-}
-
 /*
  * A task that can no longer be driven faithfully from this step on: its
  * steps, and whatever they touch, are not compared (mark_touched()).

@@ -1,0 +1,179 @@
+/*
+ * The wire to the puppets, the controller's side: the command a step
+ * sends (its ids moved into the window, the paths it names), sending it
+ * and taking the answer within ANSWER_TIMEOUT_MS, and what a step yields
+ * when no answer comes -- the task died, the exchange broke, or the run
+ * is no longer compared. Part of the controller's core: it calls no step
+ * family.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "backend/real/procfs.h"
+#include "backend/real/real_priv.h"
+#include "backend/real/wire.h"
+
+/* --- talking to puppets --- */
+
+int npg_real_recv_timed(int sock, struct npg_wire_msg *m, int *fd)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&p, 1, ANSWER_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n == 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	return npg_wire_recv(sock, m, fd);
+}
+
+/* Where declared file @file (1-based) is on this machine: a nosuid one on the nosuid mount */
+void npg_real_file_path(const struct real_priv *r, int file, char *buf, size_t len)
+{
+	bool nosuid = r->sc->files[file - 1].exec.nosuid;
+
+	snprintf(buf, len, "%.200s/%s%d", r->execdir, nosuid ? NPG_EXECDIR_NOSUID "/file-" : "file-",
+		 file);
+}
+
+/* The ids a seize needs besides the target's tid (wire.h) */
+static void ptrace_target(const struct real_priv *r, const struct npg_stmt *st,
+			  struct npg_wire_msg *m)
+{
+	const struct real_task *tt;
+	struct npg_proc_task pt;
+
+	if (st->op.target < 0)
+		return;
+	tt = &r->tasks[st->op.target];
+	if (!tt->created || tt->gone)
+		return;
+	m->target_tgid = tt->pid;
+	/* whose exit the tracer must leave to the scenario's wait (tracer.c) */
+	if (npg_proc_read_task(tt->pid, tt->tid, &pt) == 0)
+		m->target_ppid = pt.ppid;
+}
+
+void npg_real_build_cmd(struct real_priv *r, const struct real_task *t, const struct npg_stmt *st,
+			pid_t target_pid, struct npg_wire_msg *m)
+{
+	*m = (struct npg_wire_msg){ .kind = NPG_WIRE_CMD, .op = st->op, .target_pid = target_pid };
+
+	/*
+	 * make_kuid(current_user_ns(), id) in every set*id call: the ids of a
+	 * task in a child namespace are that namespace's own, and the maps
+	 * written there send them into the window.
+	 */
+	if (npg_real_ids_in_window(r, t))
+		npg_real_map_op(r, &m->op);
+	if (st->op.code == NPG_OP_EXECVE && st->op.file)
+		npg_real_file_path(r, st->op.file, m->path, sizeof(m->path));
+	if (st->op.code == NPG_OP_PTRACE)
+		ptrace_target(r, st, m);
+}
+
+int npg_real_send_cmd(struct real_priv *r, struct real_task *t, const struct npg_stmt *st,
+		      pid_t target_pid, int fd)
+{
+	struct npg_wire_msg m;
+
+	npg_real_build_cmd(r, t, st, target_pid, &m);
+	return npg_wire_send(t->sock, &m, fd);
+}
+
+/*
+ * Send @st to puppet @t and take its answer into @m: false, with *@res
+ * what the step yields, when there is none -- the socket closed (the task
+ * died: @dies is the one to report, its group's leader for a call that can
+ * kill the whole group) or the exchange broke.
+ */
+bool npg_real_ask(struct npg_backend *b, struct real_priv *r, struct real_task *t,
+		const struct npg_stmt *st, pid_t target, struct real_task *dies,
+		struct npg_wire_msg *m, struct npg_result *res)
+{
+	struct npg_wire_msg cmd;
+
+	npg_real_build_cmd(r, t, st, target, &cmd);
+	return npg_real_exchange(b, r, t, &cmd, -1, dies, m, res);
+}
+
+bool npg_real_exchange(struct npg_backend *b, struct real_priv *r, struct real_task *t,
+		       const struct npg_wire_msg *cmd, int fd, struct real_task *dies,
+		       struct npg_wire_msg *m, struct npg_result *res)
+{
+	int got;
+
+	if (npg_wire_send(t->sock, cmd, fd) < 0) {
+		*res = npg_real_broken(b, "send");
+		return false;
+	}
+	got = npg_real_recv_timed(t->sock, m, NULL);
+	if (got == 0) {
+		*res = npg_real_died(b, r, dies);
+		return false;
+	}
+	if (got < 0 || m->kind != NPG_WIRE_RESULT) {
+		*res = npg_real_broken(b, "answer");
+		return false;
+	}
+	return true;
+}
+
+struct npg_result npg_real_unreproducible(struct npg_backend *b, const char *why)
+{
+	snprintf(b->reason, sizeof(b->reason), "%s", why);
+	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
+}
+
+/*
+ * Nothing is compared from step @st on, for @why: the steps still run, so
+ * that the tasks stay as the scenario drives them. The first reason stays.
+ */
+struct npg_result npg_real_diverge(struct npg_backend *b, struct real_priv *r,
+				   const struct npg_stmt *st, const char *why)
+{
+	if (!r->diverged[0])
+		snprintf(r->diverged, sizeof(r->diverged), "%.190s (line %d); the run is not "
+			 "compared after it", why, st->line);
+	return npg_real_unreproducible(b, r->diverged);
+}
+
+struct npg_result npg_real_broken(struct npg_backend *b, const char *what)
+{
+	snprintf(b->reason, sizeof(b->reason), "the backend lost its task: %s: %s", what,
+		 strerror(errno));
+	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
+}
+
+
+/* A process died under a step: by which signal? */
+struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t)
+{
+	struct npg_proc_task pt;
+	int status = 0;
+
+	if (npg_real_wait_process_exited(t) < 0)
+		return npg_real_broken(b, "a task that died did not exit");
+	bool readable = false;
+
+	if (npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z' && pt.has_exit_code) {
+		status = pt.exit_code;
+		readable = true;
+	}
+	npg_real_reap_children(r);
+	if (t->exit_known)
+		status = t->exit_status;
+	npg_real_mark_group_gone(r, t->pid, true);
+	t->alive = false;
+	if (!readable && !t->exit_known)
+		return npg_real_unreproducible(b, NPG_REAL_EXIT_UNKNOWABLE);
+	if (WIFSIGNALED(status))
+		return (struct npg_result){ .kind = NPG_R_KILLED, .value = WTERMSIG(status) };
+	return (struct npg_result){ .kind = NPG_R_DEAD };
+}
