@@ -203,12 +203,6 @@ struct npg_result npg_real_broken(struct npg_backend *b, const char *what);
 /* A process died under a step: its signal, or dead */
 struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t);
 
-/* --- real_backend.c --- */
-
-/* fork, vfork, thread, clone: the new task as a puppet, its socket passed along */
-struct npg_result npg_real_step_new_task(struct npg_backend *b, struct real_priv *r,
-					 struct real_task *t, const struct npg_stmt *st);
-
 /* --- userns_ops.c: user namespaces on the controller's side --- */
 
 /* unshare user NS, clone CHILD user NS, setns user NS */

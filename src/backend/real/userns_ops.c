@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "backend/real/idmap.h"
+#include "backend/real/lifecycle.h"
 #include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 
