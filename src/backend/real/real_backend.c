@@ -35,6 +35,7 @@
 #include "backend/real/lifecycle.h"
 #include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
+#include "backend/real/rootcount.h"
 #include "backend/real/teardown.h"
 #include "backend/real/wire.h"
 #include "machine/tasklimits.h"
@@ -438,17 +439,6 @@ static int check_capacity(struct npg_backend *b, const struct real_priv *r)
 	return 0;
 }
 
-/* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
-static bool ucounts_keyed_on_euid(const struct npg_policy *p)
-{
-	struct npg_cred old = { 0 }, new = { 0 };
-
-	if (!p || !p->set_cred_ucounts)
-		return false;
-	new.uid = (struct npg_ids){ 1, 2, 2, 2 };
-	return p->set_cred_ucounts(&old, &new) == 2;
-}
-
 static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 {
 	struct real_priv *r = b->priv;
@@ -516,7 +506,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	 * Kernels before 3.4 have no child subreaper (EINVAL): their orphans
 	 * go to init, and real_stop() waits for the window to empty instead.
 	 */
-	r->ucounts_by_euid = ucounts_keyed_on_euid(r->host->policy);
+	r->ucounts_by_euid = npg_real_ucounts_keyed_on_euid(r->host->policy);
 	r->subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 	if ((!r->subreaper && errno != EINVAL) ||
 	    (r->exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0 ||
@@ -542,118 +532,6 @@ static bool still_there(const struct real_task *t)
 
 	return npg_proc_read_task(t->pid, t->pid, &pt) == 0 &&
 	       (t->starttime == 0 || pt.starttime == t->starttime);
-}
-
-/*
- * is_rlimit_overlimit() walks a task's ucounts up to the initial
- * namespace. The level there of a namespace made by a task whose euid
- * was root is root's count -- every root process of this machine --
- * compared with the limit the namespace recorded at unshare(): when that
- * limit is finite, what copy_process(), set_user() / flag_nproc_exceeded()
- * and execve() decide cannot be known here (copy_process() exempts only a
- * real uid of INIT_USER: capable() is never true in a child namespace).
- */
-#define ROOT_CHAIN "the ucounts of this task's user namespace meet root's count in the " \
-	"initial namespace, which includes the machine's own processes, against the " \
-	"finite limit the namespace recorded at unshare()"
-
-static const char *decision_on_root_chain(const struct real_priv *r, const struct real_task *t,
-					  const struct npg_stmt *st)
-{
-	struct npg_proc_task pt;
-	int f = t->ns;
-
-	if (!r->ucounts || f <= 0 || t->tainted || !t->alive)
-		return NULL;
-	while (r->userns[f].parent != 0)
-		f = r->userns[f].parent;
-	if (r->userns[f].owner != 0 || r->userns[f].nproc_max == NPG_RLIM_INFINITY ||
-	    npg_proc_read_task(t->pid, t->tid, &pt) < 0)
-		return NULL;
-	switch (st->op.code) {
-	case NPG_OP_FORK:
-	case NPG_OP_THREAD:
-	case NPG_OP_VFORK:
-	case NPG_OP_CLONE_USER:	/* copy_process()'s test is the parent's */
-		return pt.uid[0] != 0 ? ROOT_CHAIN : NULL;
-	case NPG_OP_SETUID:
-	case NPG_OP_SETREUID:
-	case NPG_OP_SETRESUID:
-		return ROOT_CHAIN;
-	case NPG_OP_EXECVE:
-		return (pt.flags & NPG_PF_NPROC_EXCEEDED) && pt.uid[0] != 0 ? ROOT_CHAIN : NULL;
-	default:
-		return NULL;
-	}
-}
-
-/*
- * 5.14-5.16 set_user() tests the caller's old ucounts -- a root caller's is
- * root's, which here counts the machine's own processes -- unless the
- * caller is capable(CAP_SYS_RESOURCE or CAP_SYS_ADMIN):
- *	if (is_ucounts_overlimit(new->ucounts, UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC)) &&
- *	    new_user != INIT_USER && !capable(CAP_SYS_RESOURCE) && !capable(CAP_SYS_ADMIN))
- *		current->flags |= PF_NPROC_EXCEEDED;
- * So the flag such a call leaves cannot be reproduced: the step runs, and
- * the task is not trusted after it.
- */
-#define ROOT_COUNT_SET_USER "5.14-5.16 set_user() compares the caller's old count, root's " \
-	"here, which includes the machine's own processes (the caller lacks CAP_SYS_RESOURCE " \
-	"and CAP_SYS_ADMIN)"
-/*
- * And copy_process() compares the count of the ucounts the task is charged
- * to; a task that changed its real uid while its effective uid was 0 is
- * charged to root's, and only a real user of root (INIT_USER) or a capable
- * task is exempt:
- *	if (is_ucounts_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC))) {
- *		if (p->real_cred->user != INIT_USER && !capable(CAP_SYS_RESOURCE) && ...)
- *			goto bad_fork_free;
- */
-#define ROOT_COUNT_FORK "5.14-5.16 copy_process() compares the count of root's ucounts, " \
-	"which this task is charged to (its real uid changed while its effective uid was 0) " \
-	"and which includes the machine's own processes"
-
-/*
- * And execve() of a flagged task compares the count of its ucounts,
- * root's for a task charged to it, with no exemption (fs/exec.c, 5.14):
- *	if ((current->flags & PF_NPROC_EXCEEDED) &&
- *	    is_ucounts_overlimit(current_ucounts(), UCOUNT_RLIMIT_NPROC, rlimit(RLIMIT_NPROC)))
- *		retval = -EAGAIN;
- */
-#define ROOT_COUNT_EXECVE "5.14-5.16 execve() of a task whose flag is set compares the " \
-	"count of root's ucounts, which this task is charged to (its real uid changed while " \
-	"its effective uid was 0) and which includes the machine's own processes"
-
-static const char *decision_on_roots_count(struct real_priv *r, const struct real_task *t,
-					   const struct npg_stmt *st)
-{
-	struct npg_proc_task pt;
-	npg_id ruid = st->op.id[0];
-	bool capable;
-
-	/* a task of a child namespace is charged to that namespace's ucounts:
-	 * above it, decision_on_root_chain() */
-	if (!r->ucounts_by_euid || t->tainted || !t->alive || !t->created || t->ns != 0 ||
-	    npg_proc_read_task(t->pid, t->tid, &pt) < 0)
-		return NULL;
-	capable = npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) ||
-		  npg_cap_has(pt.cap_eff, NPG_CAP_SYS_ADMIN);
-	if (st->op.code == NPG_OP_FORK || st->op.code == NPG_OP_THREAD ||
-	    st->op.code == NPG_OP_VFORK || st->op.code == NPG_OP_CLONE_USER)
-		return t->key_known && t->key == 0 && pt.uid[0] != 0 && !capable ?
-		       ROOT_COUNT_FORK : NULL;
-	if (st->op.code == NPG_OP_EXECVE)
-		return t->key_known && t->key == 0 && (pt.flags & NPG_PF_NPROC_EXCEEDED) ?
-		       ROOT_COUNT_EXECVE : NULL;
-	if (st->op.code != NPG_OP_SETUID && st->op.code != NPG_OP_SETREUID &&
-	    st->op.code != NPG_OP_SETRESUID)
-		return NULL;
-	if (ruid == NPG_ID_NONE || ruid == 0)
-		return NULL;
-	/* only root's count is out of reach: whoever else t is charged to, counts agree */
-	if (npg_real_map_id(r, ruid) == pt.uid[0] || (t->key_known && t->key != 0))
-		return NULL;
-	return capable ? NULL : ROOT_COUNT_SET_USER;
 }
 
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st);
@@ -696,9 +574,9 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	if (t->created && !t->tainted)
 		t->ns = npg_real_task_ns(r, t);
 	if (!r->diverged[0])
-		unknowable = decision_on_roots_count(r, t, st);
+		unknowable = npg_real_decision_on_roots_count(r, t, st);
 	if (!r->diverged[0] && !unknowable)
-		unknowable = decision_on_root_chain(r, t, st);
+		unknowable = npg_real_decision_on_root_chain(r, t, st);
 	/*
 	 * A step whose effects would wait for a tracer that cannot act (asleep
 	 * in vfork()) would hang here, or be seen half done: not run, and
