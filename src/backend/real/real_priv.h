@@ -153,6 +153,8 @@ int npg_real_wait_process_exited(struct real_task *t);
 void npg_real_taint(struct real_task *t, const char *why);
 /* Users whose count a tainted task could change, to a fixed point */
 void npg_real_mark_touched(struct real_priv *r);
+/* A task of the scenario that exists now (a zombie included) */
+bool npg_real_task_present(const struct real_task *t);
 
 #define NPG_REAL_NS_UNKNOWN "the task is in a user namespace this run did not make"
 
@@ -223,11 +225,5 @@ const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *
 /* Why the kernel answers @st otherwise than the model can say (not run), or NULL */
 /* After a step: every traced exit acknowledged as the model has it. 0 or -1. */
 int npg_real_tracing_settle(struct real_priv *r, char *why, size_t len);
-/* The view's tracer and dumpable fields */
-/* @tracer_pid: the TracerPid the view read from /proc (0: none) */
-void npg_real_view_tracing(struct real_priv *r, int task, pid_t tracer_pid, struct npg_task *out);
-/* check TASK tracer / dumpable: can it be observed? If not, why in @why. */
-bool npg_real_tracing_observable(struct real_priv *r, const struct npg_stmt *st, char *why,
-				 size_t len);
 
 #endif

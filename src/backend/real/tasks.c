@@ -319,3 +319,9 @@ int npg_real_task_ns(const struct real_priv *r, const struct real_task *t)
 		return t->ns;
 	return npg_real_ns_of_ino(r, ino);
 }
+
+/* A task of the scenario that exists now (a zombie included) */
+bool npg_real_task_present(const struct real_task *t)
+{
+	return t->created && !t->gone;
+}

@@ -1,9 +1,10 @@
 /*
- * ptrace and dumpability, the controller's side: what a seize tells the
- * tracer, which steps would need a tracer that cannot act, waiting until
- * the tracers have taken every exit (the model has a traced task's exit
- * acknowledged at once), and reading a task's tracer and dumpability.
- * The tracer's loop itself is the puppets' (tracer.c).
+ * ptrace, the controller's side: which steps would need a tracer that
+ * cannot act, and waiting until the tracers have taken every exit (the
+ * model has a traced task's exit acknowledged at once). What a seize
+ * tells the tracer is part of its command (ask.c); a task's tracer and
+ * dumpability are read back with the rest of its view (observe.c). The
+ * tracer's loop itself is the puppets' (tracer.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,12 +16,6 @@
 #include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/wire.h"
-
-/* A task of the scenario that exists now (a zombie included) */
-static bool present(const struct real_task *t)
-{
-	return t->created && !t->gone;
-}
 
 /*
  * Can tracer @x act now? Its puppet thread sleeps in vfork() until its
@@ -57,7 +52,7 @@ static const char *exit_hazard(const struct real_priv *r, const struct real_task
 {
 	struct npg_proc_task pt;
 
-	if (!present(t) || npg_proc_read_task(t->pid, t->tid, &pt) < 0 || pt.tracer_pid == 0 ||
+	if (!npg_real_task_present(t) || npg_proc_read_task(t->pid, t->tid, &pt) < 0 || pt.tracer_pid == 0 ||
 	    parents_tracer(r, t, &pt))
 		return NULL;
 	return tracer_stuck(r, pt.tracer_pid);
@@ -71,7 +66,7 @@ static const char *group_exit_hazard(const struct real_priv *r, pid_t pid,
 		const struct real_task *x = &r->tasks[i];
 		const char *why;
 
-		if (x == except || !present(x) || x->pid != pid)
+		if (x == except || !npg_real_task_present(x) || x->pid != pid)
 			continue;
 		if ((why = exit_hazard(r, x)))
 			return why;
@@ -92,7 +87,7 @@ static const char *kill_hazard(const struct real_priv *r, const struct real_task
 	struct npg_proc_task pt;
 	const char *why;
 
-	if (sig == 0 || !present(p) || !p->alive)
+	if (sig == 0 || !npg_real_task_present(p) || !p->alive)
 		return NULL;
 	if (sig != SIGKILL && npg_proc_read_task(p->pid, p->pid, &pt) == 0 && pt.tracer_pid) {
 		if (npg_real_vfork_waiting(r, p))
@@ -127,7 +122,7 @@ const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *
 			const struct real_task *x = &r->tasks[i];
 			const char *why;
 
-			if (x == t || !present(x) || x->pid != t->pid || x->tid == x->pid)
+			if (x == t || !npg_real_task_present(x) || x->pid != t->pid || x->tid == x->pid)
 				continue;
 			if ((why = exit_hazard(r, x)))
 				return why;
@@ -141,7 +136,7 @@ const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *
 		 * the model's harness takes at once, would come only then
 		 */
 		tt = &r->tasks[st->op.target];
-		if (!present(tt) || !tt->alive || !npg_real_vfork_waiting(r, tt))
+		if (!npg_real_task_present(tt) || !tt->alive || !npg_real_vfork_waiting(r, tt))
 			return NULL;
 		if (st->op.value == NPG_PTRACE_ATTACH)
 			return "PTRACE_ATTACH of a task asleep in vfork(): the SIGSTOP it sends stops "
@@ -179,7 +174,7 @@ int npg_real_tracing_settle(struct real_priv *r, char *why, size_t len)
 		const char *stuck;
 
 		for (;;) {
-			if (!present(t) || npg_proc_read_task(t->pid, t->tid, &pt) < 0 ||
+			if (!npg_real_task_present(t) || npg_proc_read_task(t->pid, t->tid, &pt) < 0 ||
 			    pt.tracer_pid == 0 || (pt.state != 'Z' && pt.state != 'X'))
 				break;
 			if (parents_tracer(r, t, &pt))
@@ -198,143 +193,4 @@ int npg_real_tracing_settle(struct real_priv *r, char *why, size_t len)
 	}
 	npg_real_reap_children(r);
 	return 0;
-}
-
-/* --- observing --- */
-
-/* PR_GET_DUMPABLE asked of puppet @x: 0, 1, 2, or -1 if it did not answer */
-static int ask_dumpable(struct real_task *x)
-{
-	struct npg_wire_msg m = { .kind = NPG_WIRE_DUMPABLE };
-
-	if (npg_wire_send(x->sock, &m, -1) < 0 || npg_real_recv_timed(x->sock, &m, NULL) <= 0 ||
-	    m.kind != NPG_WIRE_RESULT || m.result != NPG_R_OK)
-		return -1;
-	return (int)m.value;
-}
-
-/* A puppet that can answer now: alive, with its socket, not asleep in vfork() */
-static bool can_answer(const struct real_priv *r, const struct real_task *x)
-{
-	return present(x) && x->alive && x->sock >= 0 && !x->tainted &&
-	       !npg_real_vfork_waiting(r, x);
-}
-
-/*
- * Who can say what @t's mm's dumpability is: @t, another thread of its
- * process (one mm), or a vfork() child still in that mm (not in a
- * sanitizer build, whose child has a copy). -1: none.
- */
-static int answerer(const struct real_priv *r, int task)
-{
-	const struct real_task *t = &r->tasks[task];
-
-	if (can_answer(r, t))
-		return task;
-	for (int i = 0; i < r->sc->ntasks; i++)
-		if (r->tasks[i].pid == t->pid && can_answer(r, &r->tasks[i]))
-			return i;
-#if !defined(__SANITIZE_ADDRESS__)
-	for (int i = 0; i < r->sc->ntasks; i++) {
-		const struct real_task *c = &r->tasks[i];
-
-		if (c->shares_mm && c->vfork_waiter && r->tasks[c->vfork_waiter - 1].pid == t->pid &&
-		    can_answer(r, c))
-			return i;
-	}
-#endif
-	return -1;
-}
-
-/*
- * From /proc alone: task_dump_owner() makes a task's /proc files owned by
- * its euid when its mm is SUID_DUMP_USER, else by uid 0 of mm->user_ns.
- * A task of the initial namespace never exec'd in another, so that is
- * root: an owner that is its euid and not root says 1; root, with a
- * non-root euid, says "not 1" -- 0, unless fs.suid_dumpable 2 can have
- * made it 2. -1: cannot tell.
- */
-static int dumpable_from_owner(const struct real_priv *r, const struct real_task *t)
-{
-	struct npg_proc_task pt;
-	uint32_t owner;
-
-	if (t->ns != 0 || npg_proc_read_task(t->pid, t->tid, &pt) < 0 ||
-	    npg_proc_dump_owner(t->pid, t->tid, &owner) < 0 || pt.uid[1] == 0 ||
-	    pt.state == 'Z' || pt.state == 'X')
-		return -1;
-	if (owner == pt.uid[1])
-		return 1;
-	return owner == 0 && r->host->suid_dumpable != 2 ? 0 : -1;
-}
-
-/* The process's dumpability now, or -1 (and why) */
-static int dumpable_of(struct real_priv *r, int task, const char **why)
-{
-	const struct real_task *t = &r->tasks[task];
-	int a, v;
-
-	*why = NULL;
-	for (int i = 0; i < r->sc->ntasks; i++)
-		if (r->tasks[i].pid == t->pid && present(&r->tasks[i]) &&
-		    r->tasks[i].mm_copy_changed) {
-			*why = "in this sanitizer build a vfork() child changed its credentials in "
-			       "a copy of its parent's memory, not in the parent's as the kernel "
-			       "would: the parent's dumpability is not the kernel's";
-			return -1;
-		}
-	if (!present(t) || !t->alive) {
-		*why = "a task that has exited has no memory map, and no dumpability";
-		return -1;
-	}
-	if ((a = answerer(r, task)) >= 0 && (v = ask_dumpable(&r->tasks[a])) >= 0)
-		return v;
-	if ((v = dumpable_from_owner(r, t)) >= 0)
-		return v;
-	*why = "no thread of the process can be asked (asleep in vfork()), and the owner of "
-	       "its /proc files does not tell (task_dump_owner(): root either way)";
-	return -1;
-}
-
-void npg_real_view_tracing(struct real_priv *r, int task, pid_t tracer_pid, struct npg_task *out)
-{
-	int x;
-
-	out->tracer = 0;
-	if (tracer_pid && (x = npg_real_task_of_tid(r, tracer_pid)) >= 0)
-		out->tracer = x + 1;
-	/*
-	 * Asking a puppet costs a round trip: only `check TASK dumpable`
-	 * reads it, after npg_real_tracing_observable() asked (and refused an
-	 * unknown one); any other view leaves 0
-	 */
-	out->dumpable = task == r->dumpable_read_task && out->state == NPG_TASK_RUNNING ?
-			r->dumpable_read : 0;
-}
-
-bool npg_real_tracing_observable(struct real_priv *r, const struct npg_stmt *st, char *why,
-				 size_t len)
-{
-	const struct real_task *t = &r->tasks[st->task];
-	struct npg_proc_task pt;
-	const char *because;
-
-	if (st->check == NPG_CHECK_TRACER) {
-		if (present(t) && npg_proc_read_task(t->pid, t->tid, &pt) == 0 && pt.tracer_pid &&
-		    npg_real_task_of_tid(r, pt.tracer_pid) < 0) {
-			snprintf(why, len, "the task is traced by pid %d, which is no task of the "
-				 "scenario", (int)pt.tracer_pid);
-			return false;
-		}
-		return true;
-	}
-	/* an exited task's is "none", from its state alone */
-	if (!present(t) || !t->alive)
-		return true;
-	r->dumpable_read_task = st->task;
-	if ((r->dumpable_read = dumpable_of(r, st->task, &because)) < 0) {
-		snprintf(why, len, "%s", because);
-		return false;
-	}
-	return true;
 }
