@@ -7,25 +7,14 @@
  * on SIGINT/SIGTERM, and by the kernel itself (the puppets exit when their
  * controller's socket closes) if this process dies.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <sys/xattr.h>
-#include <endian.h>
-#include <linux/capability.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -40,8 +29,9 @@
 #include "backend/real/rootcount.h"
 #include "backend/real/spawn.h"
 #include "backend/real/teardown.h"
+#include "backend/real/tracing.h"
+#include "backend/real/userns_ops.h"
 #include "backend/real/wire.h"
-#include "machine/tasklimits.h"
 
 static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 {
@@ -226,26 +216,6 @@ static struct npg_result real_step(struct npg_backend *b, const struct npg_stmt 
 	return npg_real_diverge(b, r, st, unknowable);
 }
 
-/*
- * ptrace detach: the stop to detach from. A debugger brings a running
- * tracee to one with PTRACE_INTERRUPT (3.4+, a seized tracee only) or a
- * SIGSTOP; the harness sends the SIGSTOP itself, as root, for a tracee of
- * either kind and on every kernel -- the tracer may have lost the right
- * to signal it (kill_ok_by_cred(): its ids or the tracee's changed since
- * the attach) while PTRACE_DETACH needs none. Only to a live task that
- * the caller itself traces (TracerPid), which its tracer's loop holds
- * stopped for the detach (tracer.c); to any other the kernel's answer is
- * ESRCH and no signal is sent.
- */
-static void detach_stop(const struct real_task *t, const struct real_task *tt)
-{
-	struct npg_proc_task pt;
-
-	if (tt->created && !tt->gone && npg_proc_read_task(tt->pid, tt->tid, &pt) == 0 &&
-	    pt.tracer_pid == t->tid && pt.state != 'Z' && pt.state != 'X')
-		syscall(SYS_tgkill, tt->pid, tt->tid, SIGSTOP);
-}
-
 static struct npg_result real_step_run(struct npg_backend *b, const struct npg_stmt *st)
 {
 	struct real_priv *r = b->priv;
@@ -324,7 +294,7 @@ static struct npg_result real_step_run(struct npg_backend *b, const struct npg_s
 		return npg_real_step_write_proc(b, r, t, st);
 	case NPG_OP_PTRACE:
 		if (st->op.value == NPG_PTRACE_DETACH)
-			detach_stop(t, &r->tasks[st->op.target]);
+			npg_real_detach_stop(t, &r->tasks[st->op.target]);
 		break;
 	default:
 		break;

@@ -1,6 +1,16 @@
 /*
- * The real backend's state, shared by its controller files
- * (real_backend.c, tracing.c, userns_ops.c). Not for the puppets.
+ * The real backend's controller: its state, and its core -- the uid
+ * window (window.c), the task table (tasks.c) and the wire to the
+ * puppets (ask.c) -- which calls no step family. Each file above it
+ * calls only what lies below:
+ *
+ *   real_backend.c    the backend's operations: start, the step dispatcher, stop
+ *   userns_ops.c      user namespaces (clone(CLONE_NEWUSER) through lifecycle.c)
+ *   lifecycle.c creds.c tracing.c rootcount.c spawn.c programs.c observe.c
+ *                     the step families, the run's processes and files, observation
+ *   window.c tasks.c ask.c   this header: the core
+ *
+ * Not for the puppets (puppet.c, tracer.c), which share only wire.h.
  */
 #ifndef NPG_REAL_PRIV_H
 #define NPG_REAL_PRIV_H
@@ -204,26 +214,5 @@ struct npg_result npg_real_diverge(struct npg_backend *b, struct real_priv *r,
 struct npg_result npg_real_broken(struct npg_backend *b, const char *what);
 /* A process died under a step: its signal, or dead */
 struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t);
-
-/* --- userns_ops.c: user namespaces on the controller's side --- */
-
-/* unshare user NS, clone CHILD user NS, setns user NS */
-struct npg_result npg_real_step_unshare(struct npg_backend *b, struct real_priv *r,
-					struct real_task *t, const struct npg_stmt *st);
-struct npg_result npg_real_step_clone_user(struct npg_backend *b, struct real_priv *r,
-					   struct real_task *t, const struct npg_stmt *st);
-struct npg_result npg_real_step_setns_user(struct npg_backend *b, struct real_priv *r,
-					   struct real_task *t, const struct npg_stmt *st);
-/* write TASK uid_map|gid_map|setgroups, sysctl user.max_user_namespaces: by the puppet */
-struct npg_result npg_real_step_write_proc(struct npg_backend *b, struct real_priv *r,
-					   struct real_task *t, const struct npg_stmt *st);
-
-/* --- tracing.c: ptrace and dumpability on the controller's side --- */
-
-/* Why @st cannot run here because of a tracer that cannot act, or NULL */
-const char *npg_real_tracing_hazard(struct real_priv *r, const struct npg_stmt *st);
-/* Why the kernel answers @st otherwise than the model can say (not run), or NULL */
-/* After a step: every traced exit acknowledged as the model has it. 0 or -1. */
-int npg_real_tracing_settle(struct real_priv *r, char *why, size_t len);
 
 #endif

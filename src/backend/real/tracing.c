@@ -1,21 +1,20 @@
 /*
  * ptrace, the controller's side: which steps would need a tracer that
- * cannot act, and waiting until the tracers have taken every exit (the
- * model has a traced task's exit acknowledged at once). What a seize
- * tells the tracer is part of its command (ask.c); a task's tracer and
- * dumpability are read back with the rest of its view (observe.c). The
- * tracer's loop itself is the puppets' (tracer.c).
+ * cannot act, waiting until the tracers have taken every exit (the model
+ * has a traced task's exit acknowledged at once), and the stop a detach
+ * needs. What a seize tells the tracer is part of its command (ask.c); a
+ * task's tracer and dumpability are read back with the rest of its view
+ * (observe.c). The tracer's loop itself is the puppets' (tracer.c).
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
-#include "backend/real/wire.h"
+#include "backend/real/tracing.h"
 
 /*
  * Can tracer @x act now? Its puppet thread sleeps in vfork() until its
@@ -193,4 +192,24 @@ int npg_real_tracing_settle(struct real_priv *r, char *why, size_t len)
 	}
 	npg_real_reap_children(r);
 	return 0;
+}
+
+/*
+ * ptrace detach: the stop to detach from. A debugger brings a running
+ * tracee to one with PTRACE_INTERRUPT (3.4+, a seized tracee only) or a
+ * SIGSTOP; the harness sends the SIGSTOP itself, as root, for a tracee of
+ * either kind and on every kernel -- the tracer may have lost the right
+ * to signal it (kill_ok_by_cred(): its ids or the tracee's changed since
+ * the attach) while PTRACE_DETACH needs none. Only to a live task that
+ * the caller itself traces (TracerPid), which its tracer's loop holds
+ * stopped for the detach (tracer.c); to any other the kernel's answer is
+ * ESRCH and no signal is sent.
+ */
+void npg_real_detach_stop(const struct real_task *t, const struct real_task *tt)
+{
+	struct npg_proc_task pt;
+
+	if (tt->created && !tt->gone && npg_proc_read_task(tt->pid, tt->tid, &pt) == 0 &&
+	    pt.tracer_pid == t->tid && pt.state != 'Z' && pt.state != 'X')
+		syscall(SYS_tgkill, tt->pid, tt->tid, SIGSTOP);
 }

@@ -21,6 +21,7 @@
 #include "backend/real/lifecycle.h"
 #include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
+#include "backend/real/userns_ops.h"
 
 /*
  * A task that can no longer be driven faithfully from this step on: its
