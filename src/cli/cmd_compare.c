@@ -206,8 +206,7 @@ static int add_kind(struct kinds *ks, const struct npg_difference_kind *k)
 	struct kind_seen *e = NULL;
 
 	for (int i = 0; i < ks->n && !e; i++)
-		if (ks->v[i].k.kind == k->kind && ks->v[i].k.what == k->what &&
-		    strcmp(ks->v[i].k.field, k->field) == 0)
+		if (strcmp(ks->v[i].k.name, k->name) == 0 && strcmp(ks->v[i].k.field, k->field) == 0)
 			e = &ks->v[i];
 	if (!e) {
 		if (ks->n == ks->cap) {
@@ -222,8 +221,10 @@ static int add_kind(struct kinds *ks, const struct npg_difference_kind *k)
 		*e = (struct kind_seen){ *k, ks->scenario, 0 };
 	}
 	e->nscen++;
-	if (ks->sc[ks->scenario]->nstmts < ks->sc[e->scenario]->nstmts)
+	if (ks->sc[ks->scenario]->nstmts < ks->sc[e->scenario]->nstmts) {
+		e->k = *k;	/* its statement is the one the shrink keeps */
 		e->scenario = ks->scenario;
+	}
 	return 0;
 }
 

@@ -242,10 +242,26 @@ static void what_name(const struct npg_stmt *st, char *buf, size_t len)
 	snprintf(buf, len, "%s%.*s", st->kind == NPG_STMT_CHECK ? "check " : "", (int)n, t);
 }
 
+/*
+ * A field as a kind of difference: a count is any user's, named by its
+ * level only ("count", "count in a namespace") -- the users and namespaces
+ * of two random scenarios are named apart, their rules are not
+ */
+static void field_kind(const char *field, char *buf, size_t len)
+{
+	if (strncmp(field, "count ", 6) == 0)
+		snprintf(buf, len, "%s", strstr(field, " in ") ? "count in a namespace" : "count");
+	else
+		snprintf(buf, len, "%s", field);
+}
+
 static bool same_kind(const struct npg_difference_kind *k, const struct npg_stmt *st,
 		      const char *field)
 {
-	return st->kind == k->kind && what_of(st) == k->what && strcmp(field, k->field) == 0;
+	char f[sizeof(k->field)];
+
+	field_kind(field, f, sizeof(f));
+	return st->kind == k->kind && what_of(st) == k->what && strcmp(f, k->field) == 0;
 }
 
 int npg_compare_divergence(const struct npg_compare *c, const struct npg_scenario *sc, int index,
@@ -261,7 +277,7 @@ int npg_compare_divergence(const struct npg_compare *c, const struct npg_scenari
 			continue;
 		*k = (struct npg_difference_kind){ .kind = sc->stmts[stmt].kind,
 						   .what = what_of(&sc->stmts[stmt]) };
-		snprintf(k->field, sizeof(k->field), "%s", fa->f[f].name);
+		field_kind(fa->f[f].name, k->field, sizeof(k->field));
 		what_name(&sc->stmts[stmt], k->name, sizeof(k->name));
 		return 0;
 	}

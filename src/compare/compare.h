@@ -45,8 +45,8 @@ int npg_compare_records(struct npg_compare *c, struct npg_scenario *const *sc, i
 struct npg_difference_kind {
 	enum npg_stmt_kind kind;
 	int what;		/* the step's opcode, or the check's kind */
-	char field[176];	/* "result", "flag", "count www", ... */
-	char name[40];		/* "setuid", "check flag": for people */
+	char field[176];	/* "result", "flag", "count", "count in a namespace", ... */
+	char name[40];		/* "setuid", "check flag": for people; with field, the key */
 };
 
 /*
