@@ -515,8 +515,31 @@ int npg_shrink_lines(char *text, bool (*still_fails)(const char *text, void *arg
 				progress = true;
 			}
 		}
-		if (chunk == 1 && !progress)
-			break;
+		if (chunk == 1 && !progress) {
+			/*
+			 * Lines that only go together (a vfork and its child's
+			 * exit, a fork and the child's only step) whatever the
+			 * chunks' alignment: each two kept lines in a row, at once
+			 */
+			for (size_t i = 0; i < n; i++) {
+				size_t j = i + 1;
+
+				while (j < n && !keep[j])
+					j++;
+				if (!keep[i] || j >= n)
+					continue;
+				memcpy(trial, keep, n * sizeof(*keep));
+				trial[i] = trial[j] = false;
+				join_lines(lines, trial, n, candidate);
+				tries++;
+				if (still_fails(candidate, arg)) {
+					memcpy(keep, trial, n * sizeof(*keep));
+					progress = true;
+				}
+			}
+			if (!progress)
+				break;
+		}
 	}
 	join_lines(lines, keep, n, candidate);
 	memcpy(text, candidate, strlen(candidate) + 1);

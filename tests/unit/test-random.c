@@ -12,8 +12,26 @@
 
 #define N 2000
 
+/* "keep" must stay; "a" and "b" only go together (a vfork and its child's exit) */
+static bool pair_fails(const char *text, void *arg)
+{
+	(void)arg;
+	return strstr(text, "keep") && !strstr(text, "a\n") == !strstr(text, "b\n");
+}
+
+/* Lines that only go together are dropped at once, however the chunks fall */
+static void test_shrink_pairs(void)
+{
+	char text[] = "keep\na\nb\nx\n";
+
+	npg_shrink_lines(text, pair_fails, NULL);
+	tap_ok(strcmp(text, "keep\n") == 0, "shrink: two lines that go together are dropped together "
+	       "(left: '%s')", text);
+}
+
 int main(void)
 {
+	test_shrink_pairs();
 	static char text[65536];
 	bool used[NPG_OP_MAX_USERNS + 1] = { false }, nested = false;
 	bool ptrace_used[NPG_PTRACE_ATTACH + 1] = { false };
