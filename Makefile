@@ -32,11 +32,12 @@ endif
 LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*.c \
                src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c \
                src/tools/*.c src/tools/audit/*.c src/tools/explain/*.c src/tools/metrics/*.c src/privdrop/*.c src/machine/*.c \
-               src/guest/*.c src/explore/*.c src/compare/*.c))
+               src/guest/*.c src/explore/*.c src/compare/*.c src/export/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/tools/taskiter-obj.o $(BUILD)/src/guest/init-blob.o
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/tools/taskiter-obj.o $(BUILD)/src/guest/init-blob.o \
+             $(BUILD)/src/export/runtime-blob.o
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA      := $(BUILD)/libnprocguard.a
@@ -84,6 +85,15 @@ $(BUILD)/guest/init: src/guest/init/init.c
 $(BUILD)/src/guest/init-blob.o: src/guest/init-blob.S $(BUILD)/guest/init
 	@mkdir -p $(dir $@)
 	$(CC) -DNPG_GUEST_INIT='"$(BUILD)/guest/init"' -c $< -o $@
+
+# The exported kselftests' runtime: written out as it is by `export`, linked in
+# as plain bytes; compiled here too, so that this build's warnings catch it.
+KST_RUNTIME := src/export/kselftest/npg_kselftest.c src/export/kselftest/npg_kselftest.h
+$(BUILD)/src/export/runtime-blob.o: src/export/runtime-blob.S $(KST_RUNTIME) \
+  $(BUILD)/src/export/kselftest/npg_kselftest.o
+	@mkdir -p $(dir $@)
+	$(CC) -DNPG_KST_RUNTIME_C='"src/export/kselftest/npg_kselftest.c"' \
+	  -DNPG_KST_RUNTIME_H='"src/export/kselftest/npg_kselftest.h"' -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^

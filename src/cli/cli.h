@@ -19,6 +19,7 @@ struct npg_host;
 int npg_cmd_run(int argc, char **argv);
 int npg_cmd_conform(int argc, char **argv);
 int npg_cmd_explore(int argc, char **argv);
+int npg_cmd_export(int argc, char **argv);
 int npg_cmd_status(int argc, char **argv);
 int npg_cmd_explain(int argc, char **argv);
 int npg_cmd_exec(int argc, char **argv);

@@ -26,6 +26,7 @@ static const struct {
 	{ "exec", npg_cmd_exec, "run a command as another user, dropped correctly" },
 	{ "conform", npg_cmd_conform, "compare the model with the running kernel" },
 	{ "compare", npg_cmd_compare, "run the same scenarios on two kernels: what differs, and which policies say so" },
+	{ "export", npg_cmd_export, "write scenarios as kernel selftests (C, TAP) that need no nprocguard" },
 	{ "explore", npg_cmd_explore, "check properties over every interleaving of concurrent scenarios" },
 	{ "policies", npg_cmd_policies, "list the modelled kernel policies" },
 	{ "status", npg_cmd_status, "per-user task counts against RLIMIT_NPROC, flagged tasks" },

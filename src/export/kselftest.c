@@ -1,0 +1,618 @@
+/*
+ * nprocguard export --format kselftest: one C program per scenario file,
+ * which performs the file's steps with plain system calls and checks one
+ * policy's expectations (or each policy's, the running kernel's era
+ * picked at run time), printing TAP as kselftest does. Beside them: the
+ * runtime they share (kselftest/npg_kselftest.[ch], written as it is), a
+ * Makefile that builds them alone (static, so that they run in any guest)
+ * or as tools/testing/selftests/DIR of a kernel tree, and kselftest's
+ * settings file. The generated files are data: tables of the scenario's
+ * ids, users, tasks and statements, each statement with its expectations.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export/export.h"
+#include "runner/run.h"
+
+extern const char npg_kst_runtime_c_start[], npg_kst_runtime_c_end[];
+extern const char npg_kst_runtime_h_start[], npg_kst_runtime_h_end[];
+
+#define RUNTIME_C "npg_kselftest.c"
+#define RUNTIME_H "npg_kselftest.h"
+#define PROGRAM_MAX 128
+/* the test's own timeout is 120 s (NPG_KSELFTEST_TIMEOUT): kselftest's runner waits longer */
+#define SETTINGS "timeout=180\n"
+
+/* The program's name: the file's base name without ".npg", in [A-Za-z0-9_-] */
+static void program_name(const char *path, char *buf, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+
+	b = b ? b + 1 : path;
+	n = strlen(b);
+	if (n > 4 && strcmp(b + n - 4, ".npg") == 0)
+		n -= 4;
+	if (n >= len)
+		n = len - 1;
+	for (size_t i = 0; i < n; i++) {
+		char c = b[i];
+
+		buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			 c == '_' || c == '-' ? c : '_';
+	}
+	buf[n] = '\0';
+	if (n == 0)
+		snprintf(buf, len, "scenario");
+}
+
+/* A C string literal of @s: quotes, backslashes, '?' (trigraphs) and controls escaped */
+static void put_string(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("NULL", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\' || c == '?')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* @s inside a comment: no end of it, no control character */
+static void put_comment(FILE *f, const char *s)
+{
+	for (char prev = 0; *s; prev = *s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f || (prev == '*' && *s == '/') ? '?' : *s, f);
+}
+
+/* --- the scenario's ids: each one named, and where it goes in the window --- */
+
+static int cmp_id(const void *a, const void *b)
+{
+	npg_id x = *(const npg_id *)a, y = *(const npg_id *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void add_id(npg_id *ids, int *n, npg_id id)
+{
+	if (id != NPG_ID_NONE)
+		ids[(*n)++] = id;
+}
+
+/* Every id the scenario names, sorted, each once: their number */
+static int collect_ids(const struct npg_scenario *sc, npg_id **out)
+{
+	size_t max = (size_t)sc->nnames + (size_t)sc->ntasks * (6 + NPG_NGROUPS) +
+		     (size_t)sc->nstmts * (3 + NPG_NGROUPS) + 1;
+	npg_id *ids = calloc(max, sizeof(*ids));
+	int n = 0, k = 0;
+
+	if (!ids)
+		return -1;
+	for (int i = 0; i < sc->nnames; i++)
+		add_id(ids, &n, sc->names[i].id);
+	for (int i = 0; i < sc->ntasks; i++) {
+		const struct npg_cred *c = &sc->tasks[i].cred;
+
+		if (!sc->tasks[i].initial)
+			continue;
+		add_id(ids, &n, c->uid.real), add_id(ids, &n, c->uid.eff);
+		add_id(ids, &n, c->uid.saved), add_id(ids, &n, c->gid.real);
+		add_id(ids, &n, c->gid.eff), add_id(ids, &n, c->gid.saved);
+		for (int g = 0; g < c->ngroups; g++)
+			add_id(ids, &n, c->groups[g]);
+	}
+	for (int i = 0; i < sc->nstmts; i++) {
+		const struct npg_op *op = &sc->stmts[i].op;
+
+		if (sc->stmts[i].kind != NPG_STMT_STEP)
+			continue;
+		for (int j = 0; j < 3; j++)
+			add_id(ids, &n, op->id[j]);
+		for (int g = 0; g < op->ngroups; g++)
+			add_id(ids, &n, op->groups[g]);
+	}
+	qsort(ids, (size_t)n, sizeof(*ids), cmp_id);
+	for (int i = 0; i < n; i++)
+		if (i == 0 || ids[i] != ids[k - 1])
+			ids[k++] = ids[i];
+	*out = ids;
+	return k;
+}
+
+static void put_ids(FILE *f, const struct npg_scenario *sc, const npg_id *ids, int n)
+{
+	uint32_t offset = 0;
+
+	fprintf(f, "/* every id the scenario names: kernel id NPG_UID_BASE + offset (0 stays 0) */\n"
+		"static const struct kst_id ids[] = {\n");
+	for (int i = 0; i < n; i++) {
+		char uname[64], gname[64];
+
+		npg_render_uid(sc, ids[i], false, uname, sizeof(uname));
+		npg_render_uid(sc, ids[i], true, gname, sizeof(gname));
+		fprintf(f, "\t{ %" PRIu32 ", %" PRIu32 ", ", ids[i], ids[i] ? ++offset : 0);
+		put_string(f, strspn(uname, "0123456789") == strlen(uname) ? NULL : uname);
+		fputs(", ", f);
+		put_string(f, strspn(gname, "0123456789") == strlen(gname) ? NULL : gname);
+		fputs(" },\n", f);
+	}
+	fputs("};\n\n", f);
+}
+
+static void put_users(FILE *f, const struct npg_scenario *sc)
+{
+	fputs("/* user NAME ID [procs N], group NAME ID */\nstatic const struct kst_user users[] = {\n",
+	      f);
+	for (int i = 0; i < sc->nnames; i++) {
+		const struct npg_name *u = &sc->names[i];
+
+		fputs("\t{ ", f);
+		put_string(f, u->name);
+		fprintf(f, ", %" PRIu32 ", %ld, %s },\n", u->id, u->procs, u->group ? "true" : "false");
+	}
+	fputs("};\n\n", f);
+}
+
+static void put_id_list(FILE *f, const npg_id *ids, int n)
+{
+	fputs("{ ", f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%" PRIu32, i ? ", " : "", ids[i]);
+	fputs(" }", f);
+}
+
+static void put_limit(FILE *f, uint64_t v)
+{
+	if (v == NPG_RLIM_INFINITY)
+		fputs("KST_UNLIMITED", f);
+	else
+		fprintf(f, "%" PRIu64, v);
+}
+
+static void put_tasks(FILE *f, const struct npg_scenario *sc)
+{
+	fputs("/* task NAME ... as declared, and every task a step makes */\n"
+	      "static const struct kst_task tasks[] = {\n", f);
+	for (int i = 0; i < sc->ntasks; i++) {
+		const struct npg_task_decl *d = &sc->tasks[i];
+		const struct npg_cred *c = &d->cred;
+
+		fprintf(f, "\t[%d] = { ", i);
+		put_string(f, d->name);
+		fprintf(f, ", %d", d->line);
+		if (!d->initial) {
+			fprintf(f, ", .thread = %s },\n", d->thread ? "true" : "false");
+			continue;
+		}
+		fprintf(f, ", .initial = true,\n\t\t.uid = { %" PRIu32 ", %" PRIu32 ", %" PRIu32 " }, "
+			".gid = { %" PRIu32 ", %" PRIu32 ", %" PRIu32 " },", c->uid.real, c->uid.eff,
+			c->uid.saved, c->gid.real, c->gid.eff, c->gid.saved);
+		if (c->ngroups) {
+			fprintf(f, " .ngroups = %d, .groups = ", c->ngroups);
+			put_id_list(f, c->groups, c->ngroups);
+			fputc(',', f);
+		}
+		fputs("\n\t\t.nproc_cur = ", f);
+		put_limit(f, d->nproc_cur);
+		fputs(", .nproc_max = ", f);
+		put_limit(f, d->nproc_max);
+		fprintf(f, ",\n\t\t.cap_eff = %#" PRIx64 ", .cap_prm = %#" PRIx64 ", .caps_explicit = %s, "
+			".keepcaps = %s },\n", c->cap_effective, c->cap_permitted,
+			d->caps_explicit ? "true" : "false", c->keepcaps ? "true" : "false");
+	}
+	fputs("};\n\n", f);
+}
+
+static const char *const op_names[] = {
+	[NPG_OP_FORK] = "KST_FORK", [NPG_OP_THREAD] = "KST_THREAD", [NPG_OP_EXIT] = "KST_EXIT",
+	[NPG_OP_WAIT] = "KST_WAIT", [NPG_OP_SETUID] = "KST_SETUID",
+	[NPG_OP_SETEUID] = "KST_SETEUID", [NPG_OP_SETREUID] = "KST_SETREUID",
+	[NPG_OP_SETRESUID] = "KST_SETRESUID", [NPG_OP_SETFSUID] = "KST_SETFSUID",
+	[NPG_OP_SETGID] = "KST_SETGID", [NPG_OP_SETEGID] = "KST_SETEGID",
+	[NPG_OP_SETREGID] = "KST_SETREGID", [NPG_OP_SETRESGID] = "KST_SETRESGID",
+	[NPG_OP_SETFSGID] = "KST_SETFSGID", [NPG_OP_SETGROUPS] = "KST_SETGROUPS",
+	[NPG_OP_SETRLIMIT] = "KST_SETRLIMIT", [NPG_OP_PRLIMIT] = "KST_PRLIMIT",
+	[NPG_OP_KEEPCAPS] = "KST_KEEPCAPS", [NPG_OP_CAPSET] = "KST_CAPSET",
+	[NPG_OP_EXECVE] = "KST_EXECVE", [NPG_OP_KILL] = "KST_KILL",
+	[NPG_OP_SECUREBITS] = "KST_SECUREBITS", [NPG_OP_AMBIENT] = "KST_AMBIENT",
+	[NPG_OP_NO_NEW_PRIVS] = "KST_NO_NEW_PRIVS", [NPG_OP_DUMPABLE] = "KST_DUMPABLE",
+};
+
+static const char *const check_names[] = {
+	[NPG_CHECK_COUNT] = "KST_COUNT", [NPG_CHECK_UIDS] = "KST_UIDS",
+	[NPG_CHECK_RUID] = "KST_RUID", [NPG_CHECK_EUID] = "KST_EUID",
+	[NPG_CHECK_SUID] = "KST_SUID", [NPG_CHECK_FSUID] = "KST_FSUID",
+	[NPG_CHECK_GIDS] = "KST_GIDS", [NPG_CHECK_FLAG] = "KST_FLAG",
+	[NPG_CHECK_STATE] = "KST_STATE", [NPG_CHECK_EXIT] = "KST_EXIT_STATUS",
+	[NPG_CHECK_CAP] = "KST_CAP", [NPG_CHECK_NPROC] = "KST_NPROC",
+	[NPG_CHECK_NO_NEW_PRIVS] = "KST_NNP", [NPG_CHECK_DUMPABLE] = "KST_DUMPABLE_CHECK",
+};
+
+static bool op_has_ids(enum npg_opcode code)
+{
+	return code >= NPG_OP_SETUID && code <= NPG_OP_SETFSGID;
+}
+
+static void put_step(FILE *f, const struct npg_stmt *st)
+{
+	const struct npg_op *op = &st->op;
+
+	fprintf(f, ".task = %d, .op = %s, .target = %d", st->task, op_names[op->code], op->target);
+	if (op_has_ids(op->code))
+		fprintf(f, ", .id = { %" PRIu32 ", %" PRIu32 ", %" PRIu32 " }", op->id[0], op->id[1],
+			op->id[2]);
+	if (op->code == NPG_OP_SETGROUPS) {
+		fprintf(f, ", .ngroups = %d, .groups = ", op->ngroups);
+		put_id_list(f, op->groups, op->ngroups);
+	}
+	if (op->code == NPG_OP_SETRLIMIT || op->code == NPG_OP_PRLIMIT) {
+		fputs(", .lim_cur = ", f);
+		put_limit(f, op->lim_cur);
+		fputs(", .lim_max = ", f);
+		put_limit(f, op->lim_max);
+	}
+	if (op->value)
+		fprintf(f, ", .value = %d", op->value);
+	if (op->caps)
+		fprintf(f, ", .caps = %#" PRIx64, op->caps);
+	if (op->file)
+		fprintf(f, ", .file = %d", op->file);
+	if (op->glibc)
+		fputs(", .glibc = true", f);
+}
+
+static void put_check(FILE *f, const struct npg_stmt *st)
+{
+	fprintf(f, ".check = true, .task = %d, .what = %s", st->task, check_names[st->check]);
+	if (st->check == NPG_CHECK_COUNT)
+		fprintf(f, ", .user = %" PRIu32, st->user);
+	if (st->check == NPG_CHECK_CAP)
+		fprintf(f, ", .cap = %d", st->cap);
+}
+
+/* The policies a test carries: the one of --policy, or each */
+struct carried {
+	int n;
+	int index[NPG_NPOLICIES];	/* into npg_policies */
+};
+
+static void put_stmts(FILE *f, const struct npg_scenario *sc, const struct carried *p)
+{
+	fputs("/* the statements, each with what each carried policy expects (NULL: nothing) */\n"
+	      "static const struct kst_stmt stmts[] = {\n", f);
+	for (int i = 0; i < sc->nstmts; i++) {
+		const struct npg_stmt *st = &sc->stmts[i];
+		char label[160];
+
+		npg_stmt_label(sc, st, label, sizeof(label));
+		fprintf(f, "\t{ %d, ", st->line);
+		put_string(f, label);
+		fputs(", ", f);
+		if (st->kind == NPG_STMT_STEP)
+			put_step(f, st);
+		else
+			put_check(f, st);
+		fputs(",\n\t  .expect = { ", f);
+		for (int k = 0; k < p->n; k++) {
+			const char *e = npg_expectations_of(sc, npg_policies[p->index[k]]) >= 0 ?
+					npg_expect_for(&st->expect, p->index[k]) : NULL;
+
+			if (k)
+				fputs(", ", f);
+			put_string(f, e);
+		}
+		fputs(" } },\n", f);
+	}
+	fputs("};\n\n", f);
+}
+
+/* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
+static bool ucounts_keyed_on_euid(const struct npg_policy *p)
+{
+	struct npg_cred old = { 0 }, new = { 0 };
+
+	if (!p || !p->set_cred_ucounts)
+		return false;
+	new.uid = (struct npg_ids){ 1, 2, 2, 2 };
+	return p->set_cred_ucounts(&old, &new) == 2;
+}
+
+/*
+ * Which policy models a running kernel, as `nprocguard conform` picks it
+ * (npg_policy_for_release()): its answer for every release from 0.0 to
+ * 9.99, as the releases where it changes.
+ */
+static void put_eras(FILE *f)
+{
+	const struct npg_policy *last = NULL;
+
+	fputs("/* the policy of a running kernel's era, as nprocguard conform picks it */\n"
+	      "static const struct kst_era eras[] = {\n", f);
+	for (int major = 0; major <= 9; major++)
+		for (int minor = 0; minor <= 99; minor++) {
+			char rel[32];
+			const struct npg_policy *p;
+
+			snprintf(rel, sizeof(rel), "%d.%d", major, minor);
+			if (!(p = npg_policy_for_release(rel)) || p == last)
+				continue;
+			fprintf(f, "\t{ %d, %d, \"%s\", %s },\n", major, minor, p->name,
+				ucounts_keyed_on_euid(p) ? "true" : "false");
+			last = p;
+		}
+	fputs("};\n\n", f);
+}
+
+static void put_scenario(FILE *f, const struct npg_scenario *sc, const struct carried *p,
+			 bool fixed)
+{
+	fputs("static const struct kst_scenario scenario = {\n\t.file = ", f);
+	put_string(f, sc->file);
+	fputs(",\n\t.title = ", f);
+	put_string(f, sc->title);
+	fputs(",\n\t.source = ", f);
+	put_string(f, sc->source);
+	fprintf(f, ",\n\t.npolicies = %d,\n\t.policies = { ", p->n);
+	for (int k = 0; k < p->n; k++)
+		fprintf(f, "%s\"%s\"", k ? ", " : "", npg_policies[p->index[k]]->name);
+	fputs(" },\n\t.in_file = { ", f);
+	for (int k = 0; k < p->n; k++)
+		fprintf(f, "%s%s", k ? ", " : "",
+			npg_expectations_of(sc, npg_policies[p->index[k]]) >= 0 ? "true" : "false");
+	fprintf(f, " },\n\t.fixed = %s,\n", fixed ? "true" : "false");
+	fputs("\t.neras = sizeof(eras) / sizeof(eras[0]), .eras = eras,\n", f);
+	if (sc->has_bounding)
+		fprintf(f, "\t.has_bounding = true, .bounding = %#" PRIx64 ",\n", sc->bounding);
+	fputs("\t.nids = sizeof(ids) / sizeof(ids[0]), .ids = ids,\n", f);
+	fprintf(f, "\t.nusers = %d, .users = %s,\n", sc->nnames, sc->nnames ? "users" : "NULL");
+	fputs("\t.ntasks = sizeof(tasks) / sizeof(tasks[0]), .tasks = tasks,\n", f);
+	fprintf(f, "\t.nfiles = %d, .files = %s,\n", sc->nfiles, sc->nfiles ? "files" : "NULL");
+	fprintf(f, "\t.nstmts = %d, .stmts = %s,\n};\n\n", sc->nstmts, sc->nstmts ? "stmts" : "NULL");
+	fputs("int main(int argc, char **argv)\n{\n\treturn kst_main(&scenario, argc, argv);\n}\n", f);
+}
+
+static void put_files(FILE *f, const struct npg_scenario *sc)
+{
+	if (sc->nfiles == 0)
+		return;
+	fputs("/* file PATH missing: a name never made in the test's private directory */\n"
+	      "static const struct kst_file files[] = {\n", f);
+	for (int i = 0; i < sc->nfiles; i++) {
+		fputs("\t{ ", f);
+		put_string(f, sc->files[i].path);
+		fputs(" },\n", f);
+	}
+	fputs("};\n\n", f);
+}
+
+/* The generated program of @sc into @f: 0, or -1 (out of memory) */
+static int put_program(FILE *f, const struct npg_scenario *sc, const struct carried *p,
+		       bool fixed)
+{
+	npg_id *ids;
+	int nids = collect_ids(sc, &ids);
+
+	if (nids < 0)
+		return -1;
+	fputs("/*\n * ", f);
+	put_comment(f, sc->file);
+	fputs(" as a kernel selftest,\n * written by nprocguard export " NPG_VERSION
+	      ": do not edit, export again.\n", f);
+	if (fixed)
+		fprintf(f, " * It checks the expectations of policy %s, whatever the kernel.\n",
+			npg_policies[p->index[0]]->name);
+	else
+		fputs(" * It checks the expectations of the policy of the running kernel's era.\n", f);
+	fputs(" * Build: make; run as root: ./PROGRAM (TAP; exit 0 pass, 1 fail, 4 skip).\n"
+	      " */\n#include \"" RUNTIME_H "\"\n\n", f);
+	put_ids(f, sc, ids, nids);
+	free(ids);
+	if (sc->nnames)
+		put_users(f, sc);
+	put_tasks(f, sc);
+	put_files(f, sc);
+	if (sc->nstmts)
+		put_stmts(f, sc, p);
+	put_eras(f);
+	put_scenario(f, sc, p, fixed);
+	return 0;
+}
+
+/* --- the Makefile: standalone, or in a kernel tree's tools/testing/selftests --- */
+
+static void put_makefile(FILE *f, char (*names)[PROGRAM_MAX], int n)
+{
+	fputs("# SPDX-License-Identifier: GPL-2.0\n"
+	      "# Kernel selftests of nprocguard scenario files, written by nprocguard export\n"
+	      "# " NPG_VERSION ". Each program performs its scenario's steps with plain system\n"
+	      "# calls as root, in uids NPG_UID_BASE+1... (default 3000000001), and prints TAP.\n"
+	      "#\n"
+	      "# Here:          make && make run_tests      (static unless STATIC=0)\n"
+	      "# In a kernel:   copy this directory to tools/testing/selftests/NAME, then\n"
+	      "#                make -C tools/testing/selftests TARGETS=NAME run_tests\n\n"
+	      "TEST_GEN_PROGS :=", f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %s", names[i]);
+	fputs("\nTEST_FILES := settings\n"
+	      "LOCAL_HDRS += " RUNTIME_H "\n\n"
+	      "STATIC ?= 1\n"
+	      "CFLAGS += -O2 -Wall -D_GNU_SOURCE -pthread\n"
+	      "LDLIBS += -pthread\n"
+	      "ifeq ($(STATIC),1)\n"
+	      "LDFLAGS += -static\n"
+	      "endif\n\n"
+	      "ifneq ($(wildcard ../lib.mk),)\n"
+	      "# kselftest: lib.mk builds $(OUTPUT)/PROG from PROG.c and the runtime\n"
+	      "include ../lib.mk\n\n"
+	      "$(TEST_GEN_PROGS): " RUNTIME_C "\n"
+	      "else\n"
+	      "OUTPUT ?= .\n"
+	      "PROGS := $(addprefix $(OUTPUT)/,$(TEST_GEN_PROGS))\n\n"
+	      "all: $(PROGS)\n\n"
+	      "$(OUTPUT)/npg_kselftest.o: " RUNTIME_C " " RUNTIME_H "\n"
+	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ " RUNTIME_C "\n\n"
+	      "$(OUTPUT)/%: %.c " RUNTIME_H " $(OUTPUT)/npg_kselftest.o\n"
+	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OUTPUT)/npg_kselftest.o $(LDLIBS)\n\n"
+	      "# each program in turn; the summary says how many passed, failed, skipped\n"
+	      "run_tests: all\n"
+	      "\t@pass=0; fail=0; skip=0; for t in $(PROGS); do \\\n"
+	      "\t\t$$t; rc=$$?; \\\n"
+	      "\t\tif [ $$rc -eq 0 ]; then pass=$$((pass + 1)); \\\n"
+	      "\t\telif [ $$rc -eq 4 ]; then skip=$$((skip + 1)); \\\n"
+	      "\t\telse fail=$$((fail + 1)); echo \"# $$t: exit status $$rc\"; fi; \\\n"
+	      "\tdone; echo \"# $$pass passed, $$fail failed, $$skip skipped\"; [ $$fail -eq 0 ]\n\n"
+	      "clean:\n"
+	      "\trm -f $(PROGS) $(OUTPUT)/npg_kselftest.o\n\n"
+	      ".PHONY: all run_tests clean\n"
+	      "endif\n", f);
+}
+
+/* --- writing: each file whole, under a temporary name first --- */
+
+static int write_file(const char *dir, const char *name, const char *data, size_t len,
+		      FILE *err)
+{
+	char path[4096], tmp[4096];
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp)) {
+		fprintf(err, "nprocguard export: %s/%s: path too long\n", dir, name);
+		return -1;
+	}
+	if (!(f = fopen(tmp, "w"))) {
+		fprintf(err, "nprocguard export: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || ferror(f)) {
+		fprintf(err, "nprocguard export: writing %s: %s\n", tmp, strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		fprintf(err, "nprocguard export: writing %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* What @put writes, as one file */
+static int write_generated(const char *dir, const char *name, FILE *err,
+			   int (*put)(FILE *f, const void *arg), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc;
+
+	if (!f || put(f, arg) < 0 || fclose(f) != 0) {
+		fprintf(err, "nprocguard export: out of memory\n");
+		free(buf);
+		return -1;
+	}
+	rc = write_file(dir, name, buf, len, err);
+	free(buf);
+	return rc;
+}
+
+struct program_arg {
+	const struct npg_scenario *sc;
+	const struct carried *p;
+	bool fixed;
+};
+
+static int put_program_arg(FILE *f, const void *arg)
+{
+	const struct program_arg *a = arg;
+
+	return put_program(f, a->sc, a->p, a->fixed);
+}
+
+struct makefile_arg {
+	char (*names)[PROGRAM_MAX];
+	int n;
+};
+
+static int put_makefile_arg(FILE *f, const void *arg)
+{
+	const struct makefile_arg *a = arg;
+
+	put_makefile(f, a->names, a->n);
+	return 0;
+}
+
+int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario *const *scs,
+			 int n, FILE *err)
+{
+	char (*names)[PROGRAM_MAX] = calloc((size_t)n + 1, sizeof(*names));
+	struct carried p = { 0 };
+	int rc = -1;
+
+	if (!names) {
+		fprintf(err, "nprocguard export: out of memory\n");
+		return -1;
+	}
+	if (o->policy)
+		p.index[p.n++] = npg_policy_index(o->policy);
+	else
+		for (int i = 0; i < NPG_NPOLICIES; i++)
+			p.index[p.n++] = i;
+	for (int i = 0; i < n; i++) {
+		program_name(scs[i]->file, names[i], sizeof(names[i]));
+		for (int j = 0; j < i; j++)
+			if (strcmp(names[i], names[j]) == 0) {
+				fprintf(err, "nprocguard export: %s and %s would both be program '%s'\n",
+					scs[j]->file, scs[i]->file, names[i]);
+				goto out;
+			}
+		if (o->policy && npg_expectations_of(scs[i], o->policy) < 0) {
+			fprintf(err, "nprocguard export: %s: its 'policies' leave out %s: the test "
+				"would check nothing\n", scs[i]->file, o->policy->name);
+			goto out;
+		}
+	}
+	if (mkdir(o->dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(err, "nprocguard export: %s: %s\n", o->dir, strerror(errno));
+		goto out;
+	}
+	if (write_file(o->dir, RUNTIME_H, npg_kst_runtime_h_start,
+		       (size_t)(npg_kst_runtime_h_end - npg_kst_runtime_h_start), err) < 0 ||
+	    write_file(o->dir, RUNTIME_C, npg_kst_runtime_c_start,
+		       (size_t)(npg_kst_runtime_c_end - npg_kst_runtime_c_start), err) < 0 ||
+	    write_file(o->dir, "settings", SETTINGS, strlen(SETTINGS), err) < 0)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		struct program_arg a = { scs[i], &p, o->policy != NULL };
+		char file[PROGRAM_MAX + 4];
+
+		snprintf(file, sizeof(file), "%s.c", names[i]);
+		if (write_generated(o->dir, file, err, put_program_arg, &a) < 0)
+			goto out;
+	}
+	if (write_generated(o->dir, "Makefile", err, put_makefile_arg,
+			    &(struct makefile_arg){ names, n }) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(names);
+	return rc;
+}

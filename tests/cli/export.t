@@ -1,0 +1,193 @@
+#!/bin/sh
+# nprocguard export --format kselftest: scenario files as kernel selftests
+# that need no nprocguard. Exporting, refusing and building run anywhere;
+# running the tests needs root (CI runs as root).
+. "$(dirname "$0")/lib.sh"
+BASE=$((NPG_TEST_UID_BASE + 200000))	# a window of its own within this run's slot
+S="$TOP/scenarios"
+K="$TMP/seeds"				# the seed scenarios, exported for linux-6 and built
+export NPG_UID_BASE=$BASE
+
+test_expect "export writes a program per file, the runtime, a Makefile and settings" '
+	expect_exit 0 "$NPG" export --format kselftest --policy linux-6 -o "$K" "$S"/article/*.npg &&
+	for f in 01-cgiwrap 02-lprng 03-unchecked-drop 04-brown-race 05-peslyak-stale \
+		 06-fork-setuid-bypass 07-off-by-one 08-zombies-threads 09-capability-exemptions; do
+		test -s "$K/$f.c" || { echo "no $f.c"; exit 1; }
+		grep -q "^TEST_GEN_PROGS :=.* $f" "$K/Makefile" || { echo "$f not in Makefile"; exit 1; }
+	done &&
+	test -s "$K/npg_kselftest.c" && test -s "$K/npg_kselftest.h" &&
+	grep -qx "timeout=180" "$K/settings" && grep -q "^include ../lib.mk" "$K/Makefile" &&
+	test ! -s "$TMP/stdout" && test ! -s "$TMP/stderr"
+'
+
+test_expect "the generated files say which policy they check" '
+	grep -q "It checks the expectations of policy linux-6, whatever the kernel" \
+		"$K/03-unchecked-drop.c" &&
+	grep -q "\.policies = { \"linux-6\" }" "$K/03-unchecked-drop.c"
+'
+
+test_expect "the programs build alone, static, with no warning under -Wextra -Werror" '
+	make -s -C "$K" CFLAGS="-O2 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread" >"$TMP/make" 2>&1 ||
+		{ cat "$TMP/make"; exit 1; }
+	test -x "$K/01-cgiwrap" && test -x "$K/09-capability-exemptions" &&
+	file "$K/01-cgiwrap" | grep -q "statically linked"
+'
+
+test_expect "a statement that cannot be exported is refused with file:line:col, nothing written" '
+	printf "user root 0\nuser u 1000\ntask d uid root\nd: fork c => ok\nd: vfork v\nv: exit\nd: ptrace c => ok\nc: unshare user ns => ok\ncheck c tracer => d\n" >"$TMP/refused.npg"
+	expect_exit 2 "$NPG" export -o "$TMP/none" "$TMP/refused.npg" &&
+	grep -q "refused.npg:5:1: cannot export .vfork.: a vfork() child runs" "$TMP/stderr" &&
+	grep -q "refused.npg:7:1: cannot export .ptrace.: ptrace needs a tracer loop" "$TMP/stderr" &&
+	grep -q "refused.npg:8:1: cannot export .unshare user.: user namespaces" "$TMP/stderr" &&
+	grep -q "refused.npg:9:1: cannot export .check ... tracer.:" "$TMP/stderr" &&
+	grep -q "^nprocguard export: 1 of 1 files cannot be exported; nothing was written$" \
+		"$TMP/stderr" && test ! -e "$TMP/none"
+'
+
+test_expect "a set-id program is refused at its execve, one file of several" '
+	expect_exit 2 "$NPG" export -o "$TMP/none" "$S/article/01-cgiwrap.npg" \
+		"$S/regression/setuid-root-program-at-limit.npg" &&
+	grep -q "setuid-root-program-at-limit.npg:[0-9]*:[0-9]*: cannot export .execve. of a declared file" \
+		"$TMP/stderr" && ! grep -q 01-cgiwrap "$TMP/stderr" && test ! -e "$TMP/none"
+'
+
+test_expect "a file whose policies leave out --policy is refused: it would check nothing" '
+	printf "policies linux-6\nuser root 0\ntask d uid root\nd: fork c => ok\n" >"$TMP/six.npg"
+	expect_exit 2 "$NPG" export --policy linux-2.6 -o "$TMP/none" "$TMP/six.npg" &&
+	grep -q "six.npg: its .policies. leave out linux-2.6: the test would check nothing" \
+		"$TMP/stderr" && test ! -e "$TMP/none"
+'
+
+test_expect "bad usage: unknown format or policy, no -o, no file" '
+	expect_exit 2 "$NPG" export --format junit -o "$TMP/x" "$S/article/01-cgiwrap.npg" &&
+	grep -q "unknown format .junit." "$TMP/stderr" &&
+	expect_exit 2 "$NPG" export --policy linux-9 -o "$TMP/x" "$S/article/01-cgiwrap.npg" &&
+	expect_exit 2 "$NPG" export "$S/article/01-cgiwrap.npg" &&
+	grep -q -- "-o DIR is required" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" export -o "$TMP/x" && test ! -e "$TMP/x"
+'
+
+test_expect "a bad scenario is reported as the parser reports it" '
+	expect_exit 2 "$NPG" export -o "$TMP/none" "$TOP/tests/cli/bad/bad-count.npg" &&
+	grep -q "bad-count.npg:[0-9]*:[0-9]*: " "$TMP/stderr" && test ! -e "$TMP/none"
+'
+
+test_expect "two files that would make one program are refused" '
+	mkdir -p "$TMP/a" "$TMP/b" && cp "$S/article/01-cgiwrap.npg" "$TMP/a/x.npg" &&
+	cp "$S/article/02-lprng.npg" "$TMP/b/x.npg" &&
+	expect_exit 2 "$NPG" export -o "$TMP/none" "$TMP/a/x.npg" "$TMP/b/x.npg" &&
+	grep -q "would both be program .x." "$TMP/stderr" && test ! -e "$TMP/none"
+'
+
+test_expect "a write error is an error" '
+	if [ -w /dev/full ]; then
+		: >"$TMP/file" && expect_exit 2 "$NPG" export -o "$TMP/file" "$S/article/01-cgiwrap.npg" &&
+		grep -q "nprocguard export: " "$TMP/stderr"
+	fi
+'
+
+if [ "$(id -u)" -ne 0 ]; then
+	test_skip "running the exported tests" "needs root: they create processes of other users"
+	test_done
+	exit 0
+fi
+
+test_expect "not root: each test skips (exit 4) and says why" '
+	d=$(reach_copy "$K/01-cgiwrap") &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$d/01-cgiwrap" >"$TMP/o" 2>&1; rc=$?
+	cat "$TMP/o"; test $rc -eq 4 && grep -q "^1..0 # SKIP needs root" "$TMP/o"
+'
+
+test_expect "every seed scenario passes here as root, and leaves nothing behind" '
+	for t in 01-cgiwrap 02-lprng 03-unchecked-drop 04-brown-race 05-peslyak-stale \
+		 06-fork-setuid-bypass 07-off-by-one 08-zombies-threads 09-capability-exemptions; do
+		"$K/$t" >"$TMP/$t.out" 2>&1; rc=$?
+		[ $rc -eq 0 ] || { echo "$t: exit $rc"; cat "$TMP/$t.out"; exit 1; }
+		grep -q "^TAP version 13$" "$TMP/$t.out" && grep -q "^1\.\.[0-9]*$" "$TMP/$t.out" &&
+		! grep -q "^not ok" "$TMP/$t.out" || { cat "$TMP/$t.out"; exit 1; }
+	done
+	grep -q "^ok 3 - 14: session: setuid www$" "$TMP/03-unchecked-drop.out" &&
+	grep -q "^# kernel .*; expectations of policy linux-6 (exported with --policy)$" \
+		"$TMP/03-unchecked-drop.out" && no_leftovers
+'
+
+test_expect "what this machine cannot do is skipped, saying why; the rest still passes" '
+	if [ $(( 0x$(sed -n "s/^CapBnd:\t//p" /proc/self/status) >> 24 & 1 )) -eq 0 ]; then
+		grep -q "^ok 1 - 18: r: fork r1 # SKIP task .r. needs cap_sys_resource, which this machine.s bounding set lacks$" \
+			"$TMP/09-capability-exemptions.out"
+	fi &&
+	grep -q "^ok [0-9]* - 19: check count root # SKIP root.s count here includes the machine.s own processes$" \
+		"$TMP/02-lprng.out"
+'
+
+test_expect "exported without --policy, a test checks the running kernel's era and says so" '
+	expect_exit 0 "$NPG" export -o "$TMP/era" "$S/article/07-off-by-one.npg" &&
+	make -s -C "$TMP/era" >/dev/null 2>&1 &&
+	expect_exit 0 "$TMP/era/07-off-by-one" &&
+	grep -q "^# kernel $(uname -r); expectations of policy linux-[0-9.]*, this kernel.s era$" \
+		"$TMP/stdout" && no_leftovers
+'
+
+test_expect "the exported language beyond the seeds: each test agrees with run --real" '
+	set -- execve-from-thread glibc-threaded-setuid kill-permission dumpable \
+		execve-enoent-clears-flag wait-on-a-thread bounding-without-sys-resource
+	files= && for f; do files="$files $S/regression/$f.npg"; done &&
+	expect_exit 0 "$NPG" export -o "$TMP/reg" $files && make -s -C "$TMP/reg" >/dev/null 2>&1 &&
+	for f; do
+		t=$(echo $f | tr -c "a-zA-Z0-9_\n-" _)
+		"$TMP/reg/$t" >"$TMP/t.out" 2>&1 || { cat "$TMP/t.out"; exit 1; }
+		"$NPG" run --real -u $BASE "$S/regression/$f.npg" >"$TMP/r.out" 2>&1
+		held=$(sed -n "s/^[0-9]* expectations: \([0-9]*\) held, 0 failed.*/\1/p" "$TMP/r.out")
+		pass=$(sed -n "s/^# Totals: pass:\([0-9]*\) fail:0 .*/\1/p" "$TMP/t.out")
+		[ -n "$held" ] && [ "$held" = "$pass" ] || { echo "$f: run --real $held, test $pass"; exit 1; }
+	done && no_leftovers
+'
+
+test_expect "a failing expectation: not ok with file:line, the step, expected and got; exit 1" '
+	printf "user root 0\nuser www 1000 procs 1\ntask d uid root\nd: fork c => ok\nc: setuid www => ok\ncheck count www => 5\ncheck c uids => www www www\n" >"$TMP/wrong.npg"
+	expect_exit 0 "$NPG" export --policy linux-6 -o "$TMP/wrong" "$TMP/wrong.npg" &&
+	make -s -C "$TMP/wrong" >/dev/null 2>&1 &&
+	expect_exit 1 "$TMP/wrong/wrong" &&
+	grep -q "^not ok 3 - $TMP/wrong.npg:6: check count www: expected 5, got 2$" "$TMP/stdout" &&
+	grep -q "^ok 4 - 7: check c uids$" "$TMP/stdout" &&
+	grep -q "^# Totals: pass:3 fail:1 " "$TMP/stdout" && no_leftovers
+'
+
+test_expect "a busy uid window is refused, and its process left alone" '
+	setpriv --reuid=$((BASE + 7)) --regid=$((BASE + 7)) --clear-groups sleep 30 & sleeper=$!
+	sleep 0.3
+	"$K/01-cgiwrap" >"$TMP/o" 2>&1; rc=$?
+	alive=no; kill -0 $sleeper 2>/dev/null && alive=yes
+	kill $sleeper; wait $sleeper 2>/dev/null
+	cat "$TMP/o"; test $rc -eq 1 && test $alive = yes &&
+	grep -q "^Bail out! pid $sleeper already runs with a uid in $BASE\.\." "$TMP/o" && no_leftovers
+'
+
+test_expect "SIGINT mid-test: every task killed and reaped, where it stood said, status 130" '
+	NPG_KSELFTEST_DELAY_MS=400 timeout --preserve-status -s INT 2 "$K/08-zombies-threads" \
+		>"$TMP/o" 2>&1; rc=$?
+	cat "$TMP/o"; test $rc -eq 130 &&
+	grep -q "^Bail out! interrupted by SIGINT at .*08-zombies-threads.npg:[0-9]*; every task of the test was killed and reaped$" \
+		"$TMP/o" && no_leftovers
+'
+
+test_expect "SIGTERM (kselftest runner timeout) likewise, status 143" '
+	NPG_KSELFTEST_DELAY_MS=400 timeout --preserve-status -s TERM 2 "$K/06-fork-setuid-bypass" \
+		>"$TMP/o" 2>&1; rc=$?
+	test $rc -eq 143 && grep -q "^Bail out! interrupted by SIGTERM" "$TMP/o" && no_leftovers
+'
+
+test_expect "the test's own timeout ends it, failed, with nothing left" '
+	NPG_KSELFTEST_TIMEOUT=1 NPG_KSELFTEST_DELAY_MS=400 "$K/08-zombies-threads" >"$TMP/o" 2>&1; rc=$?
+	test $rc -eq 1 &&
+	grep -q "^Bail out! .*08-zombies-threads.npg:[0-9]*: the test did not end within its timeout; every task" \
+		"$TMP/o" && no_leftovers
+'
+
+test_expect "killed outright (SIGKILL), its tasks end by themselves" '
+	NPG_KSELFTEST_DELAY_MS=400 "$K/04-brown-race" >/dev/null 2>&1 & pid=$!
+	sleep 1.5; kill -KILL $pid; wait $pid 2>/dev/null
+	no_leftovers_after_init
+'
+
+test_done
