@@ -51,7 +51,7 @@ PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)
 HARDEN_SO    := $(BUILD)/libnprocguard-harden.so
 AUDIT_BIN    := $(patsubst tests/audit/%.c,$(BUILD)/tests/audit/%,$(wildcard tests/audit/*.c))
 
-.PHONY: all check test demo install clean fuzz conform deps kernels
+.PHONY: all check test demo install clean fuzz conform deps kernels kselftest
 
 all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO) $(AUDIT_BIN)
 
@@ -152,6 +152,15 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory -s all
 	@$(BIN) run scenarios/article/*.npg
+
+# The seed scenarios as kernel selftests in $(BUILD)/kselftest, built (static);
+# `make -C $(BUILD)/kselftest run_tests` as root runs them. Each checks the
+# policy of the running kernel's era, or KSELFTEST_POLICY's.
+KSELFTEST_POLICY ?=
+kselftest: $(BIN)
+	$(BIN) export --format kselftest $(if $(KSELFTEST_POLICY),--policy $(KSELFTEST_POLICY)) \
+	  -o $(BUILD)/kselftest scenarios/article/*.npg
+	$(MAKE) --no-print-directory -C $(BUILD)/kselftest
 
 # Every scenario on the model of this kernel and on the kernel itself (root).
 conform: $(BIN)
