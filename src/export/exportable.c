@@ -53,10 +53,9 @@ static const char *step_refusal(const struct npg_stmt *st, const char **what)
 		return USERNS_WHY;
 	case NPG_OP_EXECVE:
 		*what = "'execve' of a declared file";
-		if (op->file && !op->exec.missing)
-			return "set-id and file-capability programs (copies of the test owned by "
-			       "the scenario's users) are not in exported tests; only plain "
-			       "programs and 'file PATH missing'";
+		if (op->file && op->exec.fcap_v3)
+			return "v3 file capabilities (a root id of a user namespace) are not in "
+			       "exported tests; run it with 'nprocguard run --real'";
 		return NULL;
 	default:
 		return NULL;

@@ -99,7 +99,7 @@ static void add_id(npg_id *ids, int *n, npg_id id)
 static int collect_ids(const struct npg_scenario *sc, npg_id **out)
 {
 	size_t max = (size_t)sc->nnames + (size_t)sc->ntasks * (6 + NPG_NGROUPS) +
-		     (size_t)sc->nstmts * (3 + NPG_NGROUPS) + 1;
+		     (size_t)sc->nstmts * (3 + NPG_NGROUPS) + (size_t)sc->nfiles * 2 + 1;
 	npg_id *ids = calloc(max, sizeof(*ids));
 	int n = 0, k = 0;
 
@@ -127,6 +127,12 @@ static int collect_ids(const struct npg_scenario *sc, npg_id **out)
 			add_id(ids, &n, op->id[j]);
 		for (int g = 0; g < op->ngroups; g++)
 			add_id(ids, &n, op->groups[g]);
+	}
+	for (int i = 0; i < sc->nfiles; i++) {
+		if (sc->files[i].exec.setuid)
+			add_id(ids, &n, sc->files[i].exec.uid);
+		if (sc->files[i].exec.setgid)
+			add_id(ids, &n, sc->files[i].exec.gid);
 	}
 	qsort(ids, (size_t)n, sizeof(*ids), cmp_id);
 	for (int i = 0; i < n; i++)
@@ -392,11 +398,25 @@ static void put_files(FILE *f, const struct npg_scenario *sc)
 {
 	if (sc->nfiles == 0)
 		return;
-	fputs("/* file PATH missing: a name never made in the test's private directory */\n"
+	fputs("/* file PATH ...: what execve() finds there, made in the test's private directory */\n"
 	      "static const struct kst_file files[] = {\n", f);
 	for (int i = 0; i < sc->nfiles; i++) {
+		const struct npg_exec_file *e = &sc->files[i].exec;
+
 		fputs("\t{ ", f);
 		put_string(f, sc->files[i].path);
+		if (e->missing)
+			fputs(", .missing = true", f);
+		if (e->setuid)
+			fprintf(f, ", .setuid = true, .uid = %" PRIu32, e->uid);
+		if (e->setgid)
+			fprintf(f, ", .setgid = true, .gid = %" PRIu32, e->gid);
+		if (e->has_fcaps)
+			fprintf(f, ",\n\t  .has_fcaps = true, .fcap_permitted = %#" PRIx64 ", "
+				".fcap_inheritable = %#" PRIx64 ", .fcap_effective = %s", e->fcap_permitted,
+				e->fcap_inheritable, e->fcap_effective ? "true" : "false");
+		if (e->nosuid)
+			fputs(", .nosuid = true", f);
 		fputs(" },\n", f);
 	}
 	fputs("};\n\n", f);

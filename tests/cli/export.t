@@ -44,10 +44,10 @@ test_expect "a statement that cannot be exported is refused with file:line:col, 
 		"$TMP/stderr" && test ! -e "$TMP/none"
 '
 
-test_expect "a set-id program is refused at its execve, one file of several" '
+test_expect "v3 file capabilities are refused at each execve, one file of several" '
 	expect_exit 2 "$NPG" export -o "$TMP/none" "$S/article/01-cgiwrap.npg" \
-		"$S/regression/setuid-root-program-at-limit.npg" &&
-	grep -q "setuid-root-program-at-limit.npg:[0-9]*:[0-9]*: cannot export .execve. of a declared file" \
+		"$S/regression/userns-file-caps-v3.npg" &&
+	grep -q "userns-file-caps-v3.npg:18:1: cannot export .execve. of a declared file: v3 file capabilities" \
 		"$TMP/stderr" && ! grep -q 01-cgiwrap "$TMP/stderr" && test ! -e "$TMP/none"
 '
 
@@ -130,7 +130,8 @@ test_expect "exported without --policy, a test checks the running kernel's era a
 
 test_expect "the exported language beyond the seeds: each test agrees with run --real" '
 	set -- execve-from-thread glibc-threaded-setuid kill-permission dumpable \
-		execve-enoent-clears-flag wait-on-a-thread bounding-without-sys-resource
+		execve-enoent-clears-flag wait-on-a-thread bounding-without-sys-resource \
+		setuid-root-program-at-limit nosuid-mount no-new-privs
 	files= && for f; do files="$files $S/regression/$f.npg"; done &&
 	expect_exit 0 "$NPG" export -o "$TMP/reg" $files && make -s -C "$TMP/reg" >/dev/null 2>&1 &&
 	for f; do
@@ -140,7 +141,10 @@ test_expect "the exported language beyond the seeds: each test agrees with run -
 		held=$(sed -n "s/^[0-9]* expectations: \([0-9]*\) held, 0 failed.*/\1/p" "$TMP/r.out")
 		pass=$(sed -n "s/^# Totals: pass:\([0-9]*\) fail:0 .*/\1/p" "$TMP/t.out")
 		[ -n "$held" ] && [ "$held" = "$pass" ] || { echo "$f: run --real $held, test $pass"; exit 1; }
-	done && no_leftovers
+	done && no_leftovers &&
+	! grep -q npg-kselftest-nosuid /proc/self/mounts &&
+	! ls -d "${TMPDIR:-/tmp}"/npg-kselftest.* 2>/dev/null
+
 '
 
 test_expect "a failing expectation: not ok with file:line, the step, expected and got; exit 1" '

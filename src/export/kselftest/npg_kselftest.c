@@ -11,6 +11,7 @@
 #define _GNU_SOURCE	/* pipe2(), dprintf(), F_DUPFD_CLOEXEC, MSG_CMSG_CLOEXEC */
 #endif
 #include <ctype.h>
+#include <endian.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,14 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +70,9 @@
 #endif
 #ifndef __WALL
 #define __WALL 0x40000000
+#endif
+#ifndef UMOUNT_NOFOLLOW
+#define UMOUNT_NOFOLLOW 8
 #endif
 
 #define KSFT_PASS 0
@@ -802,6 +809,8 @@ static bool subreaper;
 static bool window_ours;	/* checked empty: what is in it now is the test's to kill */
 static int exe_fd = -1, filler_pipe[2] = { -1, -1 };
 static char execdir[256];
+static char nosuid_dir[300];	/* its nosuid tmpfs, once mounted */
+static char (*file_why)[240];	/* per declared file: why it cannot be made here, or "" */
 static bool *touched;		/* per user: a task that cannot be made here acts on it */
 static long *counts;		/* per user, read once after each step */
 static bool counts_valid;
@@ -1141,6 +1150,33 @@ static int await_init_reaped(void)
 	return -1;
 }
 
+/*
+ * The private directory and every file in it; its nosuid mount detached
+ * first (MNT_DETACH: a task killed but not yet reaped may still hold a
+ * file of it), never followed if it became a link
+ */
+static void remove_execdir(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (nosuid_dir[0]) {
+		umount2(nosuid_dir, MNT_DETACH | UMOUNT_NOFOLLOW);
+		rmdir(nosuid_dir);
+		nosuid_dir[0] = '\0';
+	}
+	if (!execdir[0])
+		return;
+	if ((d = opendir(execdir))) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(execdir);
+	execdir[0] = '\0';
+}
+
 /* Everything made goes; 0, or -1 if something was still there at the end */
 static int teardown(void)
 {
@@ -1170,10 +1206,7 @@ static int teardown(void)
 	if (reap_everything() < 0 || (!subreaper && await_init_reaped() < 0) ||
 	    (window_ours && find_uid_in_range(base, base + UID_WINDOW) != 0))
 		rc = -1;
-	if (execdir[0]) {
-		rmdir(execdir);
-		execdir[0] = '\0';
-	}
+	remove_execdir();
 	return rc;
 }
 
@@ -1477,26 +1510,180 @@ static void check_capacity(void)
 }
 
 /*
+ * Every directory from / down to @path is searchable by others: a task
+ * running as a scenario uid must reach what it executes
+ */
+static bool reachable_by_all(const char *path)
+{
+	char prefix[256];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(prefix) || path[0] != '/')
+		return false;
+	for (size_t i = 1; i <= n; i++) {
+		struct stat st;
+
+		if (i < n && path[i] != '/')
+			continue;
+		memcpy(prefix, path, i);
+		prefix[i] = '\0';
+		if (stat(prefix, &st) < 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & S_IXOTH))
+			return false;
+	}
+	return true;
+}
+
+/* Where a declared file is: a nosuid one on the nosuid mount; a missing one is never made */
+static void file_path(int file, char *buf, size_t len)
+{
+	const struct kst_file *f = &S->files[file - 1];
+
+	snprintf(buf, len, "%.200s/%s%d", execdir, f->missing ? "missing-" :
+		 f->nosuid ? "nosuid/file-" : "file-", file);
+}
+
+/*
+ * security.capability as declared: VFS_CAP_REVISION_2, little-endian as
+ * on disk (struct vfs_cap_data), the fE bit in the magic
+ */
+static int write_fcaps(int fd, const struct kst_file *f)
+{
+	uint32_t v[5] = {
+		htole32(0x02000000u | (f->fcap_effective ? 0x000001u : 0)),
+		htole32((uint32_t)f->fcap_permitted), htole32((uint32_t)f->fcap_inheritable),
+		htole32((uint32_t)(f->fcap_permitted >> 32)),
+		htole32((uint32_t)(f->fcap_inheritable >> 32)),
+	};
+
+	return fsetxattr(fd, "security.capability", v, sizeof(v), 0);
+}
+
+/*
+ * A declared set-id or file-capability program: a copy of this program
+ * (a puppet that executes it goes on as a puppet), owned by the mapped
+ * owner and group, with S_ISUID/S_ISGID (S_IXGRP, which bprm_fill_uid()
+ * wants for S_ISGID, is in 0755). Owner first, mode after: chown() clears
+ * the set-id bits; the capabilities last.
+ */
+static int make_copy(const struct kst_file *f, const char *path)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700), err;
+
+	if (fd < 0)
+		return -1;
+	while ((n = pread(exe_fd, buf, sizeof(buf), off)) > 0) {
+		if (write(fd, buf, (size_t)n) != n)
+			goto fail;
+		off += n;
+	}
+	if (n < 0 || fchown(fd, f->setuid ? map_id(f->uid) : 0, f->setgid ? map_id(f->gid) : 0) < 0 ||
+	    fchmod(fd, 0755 | (f->setuid ? S_ISUID : 0) | (f->setgid ? S_ISGID : 0)) < 0 ||
+	    (f->has_fcaps && write_fcaps(fd, f) < 0))
+		goto fail;
+	return close(fd);
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/*
+ * A tmpfs mounted nosuid for the files declared `nosuid` (mnt_may_suid()
+ * is false there: no set-id bits, no file capabilities), in this mount
+ * namespace, which is the tasks' too. 0, or -1 with why in @why.
+ */
+static int mount_nosuid(char *why, size_t len)
+{
+	char dir[sizeof(nosuid_dir)], opts[64];
+	struct stat st;
+	unsigned long long n = 0;
+
+	for (int i = 0; i < S->nfiles; i++)
+		n += S->files[i].nosuid && !S->files[i].missing;
+	if (n == 0)
+		return 0;
+	if (fstat(exe_fd, &st) < 0) {
+		snprintf(why, len, "fstat of /proc/self/exe: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/nosuid", execdir);
+	snprintf(opts, sizeof(opts), "size=%llu,mode=0755",
+		 n * (unsigned long long)st.st_size + (1u << 20));
+	if (mkdir(dir, 0755) < 0) {
+		snprintf(why, len, "mkdir %.100s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (mount("npg-kselftest-nosuid", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
+		snprintf(why, len, "mount -t tmpfs -o nosuid,nodev: %s", strerror(errno));
+		rmdir(dir);
+		return -1;
+	}
+	memcpy(nosuid_dir, dir, sizeof(dir));
+	return 0;
+}
+
+/*
  * The private directory for what the scenario executes by path: a path
  * declared missing is a name never made in it, so execve() of it fails
- * with ENOENT whatever this machine has at the path the scenario says.
+ * with ENOENT whatever this machine has at the path the scenario says;
+ * the others are copies of this program. Root-owned, 0755, reachable by
+ * every uid, on a file system that honours set-id bits and allows exec.
+ * A file this machine cannot make (no security.* xattrs, no tmpfs) is not
+ * run: the steps that execute it are skipped, saying why.
  */
 static void make_execdir(void)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/tmp", "/var/tmp", "/dev/shm", "/" };
+	char nosuid_why[160] = "";
+	bool nosuid_ok;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (!dirs[i] || dirs[i][0] != '/')
+	if (!(file_why = calloc((size_t)S->nfiles, sizeof(*file_why))))
+		bail_out("out of memory");
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !execdir[0]; i++) {
+		struct statvfs vfs;
+
+		if (!dirs[i] || dirs[i][0] != '/' || strlen(dirs[i]) > 150 ||
+		    !reachable_by_all(dirs[i]) || statvfs(dirs[i], &vfs) < 0 ||
+		    (vfs.f_flag & (ST_NOSUID | ST_NOEXEC)))
 			continue;
 		snprintf(execdir, sizeof(execdir), "%s%snpg-kselftest.XXXXXX", dirs[i],
 			 dirs[i][strlen(dirs[i]) - 1] == '/' ? "" : "/");
-		if (mkdtemp(execdir)) {
-			chmod(execdir, 0755);
-			return;
+		if (!mkdtemp(execdir) || chmod(execdir, 0755) < 0)
+			execdir[0] = '\0';
+	}
+	if (!execdir[0])
+		bail_out("no directory for the scenario's programs: $TMPDIR, /tmp, /var/tmp, /dev/shm "
+			 "and / are each missing, not searchable by every uid, or mounted nosuid or "
+			 "noexec");
+	nosuid_ok = mount_nosuid(nosuid_why, sizeof(nosuid_why)) == 0;
+	for (int i = 0; i < S->nfiles; i++) {
+		const struct kst_file *f = &S->files[i];
+		char path[sizeof(execdir) + 64];
+
+		if (f->missing)
+			continue;
+		if (f->nosuid && !nosuid_ok) {
+			snprintf(file_why[i], sizeof(file_why[i]), "'%.60s' is on a nosuid file "
+				 "system, and none can be mounted here (%.100s)", f->path, nosuid_why);
+			continue;
+		}
+		file_path(i + 1, path, sizeof(path));
+		if (make_copy(f, path) < 0) {
+			/* a file system without security.* xattrs: this file, not the rest */
+			if ((errno == ENOTSUP || errno == EOPNOTSUPP) && f->has_fcaps) {
+				snprintf(file_why[i], sizeof(file_why[i]), "this file system cannot "
+					 "hold the file capabilities of '%.60s' (security.capability: "
+					 "%s)", f->path, strerror(errno));
+				unlink(path);
+				continue;
+			}
+			bail_out("making %s for '%s': %s", path, f->path, strerror(errno));
 		}
 	}
-	execdir[0] = '\0';
-	bail_out("cannot make a private directory: %s", strerror(errno));
 }
 
 /*
@@ -1748,7 +1935,9 @@ static void mark_touched(void)
 				const struct kst_stmt *st = &S->stmts[s];
 
 				names = !st->check && st->task == i &&
-					(st->id[0] == id || st->id[1] == id || st->id[2] == id);
+					(st->id[0] == id || st->id[1] == id || st->id[2] == id ||
+					 (st->op == KST_EXECVE && st->file > 0 &&
+					  S->files[st->file - 1].setuid && S->files[st->file - 1].uid == id));
 			}
 			if (names)
 				touched[u] = true;
@@ -1774,7 +1963,7 @@ static void build_cmd(const struct kst_stmt *st, pid_t target_pid, struct msg *m
 	for (int g = 0; g < st->ngroups && g < KST_NGROUPS; g++)
 		m->groups[g] = map_id(st->groups[g]);
 	if (st->op == KST_EXECVE && st->file > 0)
-		snprintf(m->path, sizeof(m->path), "%.200s/missing-%d", execdir, st->file);
+		file_path(st->file, m->path, sizeof(m->path));
 }
 
 /*
@@ -1921,6 +2110,17 @@ static struct res step_execve(struct ktask *t, const struct kst_stmt *st)
 	if (send_msg(t->sock, &cmd, -1) < 0)
 		return broken("send");
 	got = recv_timed(t->sock, &m, NULL);
+	/*
+	 * A set-id or file-capability copy is a secure exec (AT_SECURE): a
+	 * runtime that refuses one ends the new image before its hello.
+	 * Nothing else kills the task meanwhile, so that death is not the
+	 * kernel's answer.
+	 */
+	if (got == 0 && st->file > 0 && !S->files[st->file - 1].missing) {
+		died(t);
+		return skip("the set-id or file-capability copy of this test did not start (its "
+			    "runtime may refuse a secure exec)");
+	}
 	if (got == 0)
 		return died(t);
 	if (got < 0)
@@ -2088,6 +2288,10 @@ static struct res step_run(const struct kst_stmt *st)
 	case KST_EXIT:
 		return step_exit(t, st);
 	case KST_EXECVE:
+		/* the program is not there, and what follows may depend on it in any
+		 * task: nothing after it is checked */
+		if (st->file > 0 && file_why[st->file - 1][0])
+			return diverge(st, file_why[st->file - 1]);
 		return step_execve(t, st);
 	case KST_KILL:
 		return step_kill(t, st, target);

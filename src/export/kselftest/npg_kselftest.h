@@ -93,9 +93,21 @@ struct kst_task {
 	bool keepcaps;
 };
 
-/* file PATH missing: execve() of it fails with ENOENT after the RLIMIT_NPROC test */
+/*
+ * file PATH ...: what execve() of PATH finds -- nothing (`missing`: ENOENT,
+ * after the RLIMIT_NPROC test), or a copy of this program with the owner,
+ * group, set-id bits and security.capability (v2) declared, on a tmpfs
+ * mounted nosuid for `nosuid`
+ */
 struct kst_file {
 	const char *path;
+	bool missing;
+	bool setuid, setgid;	/* S_ISUID of owner .uid, S_ISGID of group .gid */
+	uint32_t uid, gid;
+	bool has_fcaps;		/* fP .fcap_permitted, fI .fcap_inheritable, fE */
+	uint64_t fcap_permitted, fcap_inheritable;
+	bool fcap_effective;
+	bool nosuid;
 };
 
 struct kst_stmt {
