@@ -32,6 +32,7 @@ endif
 LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*.c \
                src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c \
                src/tools/*.c src/tools/audit/*.c src/tools/explain/*.c src/tools/metrics/*.c src/privdrop/*.c src/machine/*.c \
+               src/system/*.c \
                src/guest/*.c src/explore/*.c src/compare/*.c src/export/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
@@ -43,7 +44,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA      := $(BUILD)/libnprocguard.a
 BIN       := $(BUILD)/nprocguard
 # The installable library: npg_drop_privileges() and the /proc readers it needs
-PRIVDROP_SRC := src/privdrop/privdrop.c src/backend/real/procfs.c
+PRIVDROP_SRC := src/privdrop/privdrop.c src/system/procfs.c
 PRIVDROP_A   := $(BUILD)/libnprocguard-privdrop.a
 PRIVDROP_SO  := $(BUILD)/libnprocguard-privdrop.so.0
 PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)

@@ -12,8 +12,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "backend/real/procfs.h"
 #include "nprocguard/privdrop.h"
+#include "system/procfs.h"
 
 static int fail(struct npg_privdrop *d, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/real/procfs.h"
+#include "system/procfs.h"
 #include "tools/procscan.h"
 #include "tools/usernames.h"
 

@@ -22,7 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "backend/real/procfs.h"
+#include "system/procfs.h"
 #include "tools/bpfpin.h"
 #include "tools/taskiter-record.h"
 #include "tools/taskiter.h"

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/wire.h"
+#include "system/procfs.h"
 
 /* --- talking to puppets --- */
 

@@ -9,7 +9,7 @@
 
 #include "backend/backend.h"
 #include "backend/real/idmap.h"
-#include "backend/real/procfs.h"
+#include "system/procfs.h"
 
 /*
  * kernel.yama.ptrace_scope (only with Yama built in: -1 when the file is

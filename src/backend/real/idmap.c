@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "backend/real/idmap.h"
-#include "backend/real/procfs.h"
 #include "backend/real/teardown.h"
 #include "model/release.h"
+#include "system/procfs.h"
 
 /* -1 when the file is missing or holds no number */
 static long read_long(const char *path)

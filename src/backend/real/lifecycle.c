@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "backend/real/lifecycle.h"
-#include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/teardown.h"
 #include "backend/real/wire.h"
+#include "system/procfs.h"
 
 /*
  * After a vfork command: true once the child's socket has its hello, false

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 
 #include "backend/real/observe.h"
-#include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/wire.h"
+#include "system/procfs.h"
 
 /* PR_GET_DUMPABLE asked of puppet @x: 0, 1, 2, or -1 if it did not answer */
 static int ask_dumpable(struct real_task *x)

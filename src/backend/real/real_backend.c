@@ -23,7 +23,6 @@
 #include "backend/real/idmap.h"
 #include "backend/real/lifecycle.h"
 #include "backend/real/observe.h"
-#include "backend/real/procfs.h"
 #include "backend/real/programs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/rootcount.h"
@@ -32,6 +31,7 @@
 #include "backend/real/tracing.h"
 #include "backend/real/userns_ops.h"
 #include "backend/real/wire.h"
+#include "system/procfs.h"
 
 static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 {

@@ -6,9 +6,9 @@
  * comparing there instead of guessing.
  * kernel/ucount.c, kernel/cred.c set_cred_ucounts(), kernel/fork.c.
  */
-#include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/rootcount.h"
+#include "system/procfs.h"
 
 /* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
 bool npg_real_ucounts_keyed_on_euid(const struct npg_policy *p)

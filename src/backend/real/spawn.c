@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "backend/real/creds.h"
-#include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/spawn.h"
 #include "backend/real/teardown.h"
 #include "backend/real/wire.h"
 #include "machine/tasklimits.h"
+#include "system/procfs.h"
 
 /* Put @from at @to, kept across execve (dup2 of an fd onto itself keeps FD_CLOEXEC) */
 static int move_fd(int from, int to)

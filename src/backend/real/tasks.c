@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
+#include "system/procfs.h"
 
 /* More than ANSWER_TIMEOUT_MS since @start? Then errno is ETIMEDOUT. */
 bool npg_real_answer_overdue(const struct timespec *start)

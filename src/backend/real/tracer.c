@@ -53,8 +53,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/real/procfs.h"
 #include "backend/real/tracer.h"
+#include "system/procfs.h"
 
 extern char **environ;
 

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/tracing.h"
+#include "system/procfs.h"
 
 /*
  * Can tracer @x act now? Its puppet thread sleeps in vfork() until its

@@ -19,9 +19,9 @@
 
 #include "backend/real/idmap.h"
 #include "backend/real/lifecycle.h"
-#include "backend/real/procfs.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/userns_ops.h"
+#include "system/procfs.h"
 
 /*
  * A task that can no longer be driven faithfully from this step on: its

@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/real/procfs.h"
 #include "backend/real/wire.h"
+#include "system/procfs.h"
 #include "tools/audit/audit.h"
 #include "tools/audit/decide.h"
 

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend/real/procfs.h"
+#include "system/procfs.h"
 #include "tools/explain/explain.h"
 #include "tools/procscan.h"
 #include "tools/taskiter.h"

@@ -1,6 +1,6 @@
 /* What the running kernel says about tasks, read from /proc. */
-#ifndef NPG_REAL_PROCFS_H
-#define NPG_REAL_PROCFS_H
+#ifndef NPG_SYSTEM_PROCFS_H
+#define NPG_SYSTEM_PROCFS_H
 
 #include <stdbool.h>
 #include <stdint.h>

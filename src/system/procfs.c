@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/real/procfs.h"
+#include "system/procfs.h"
 
 /* Read a small /proc file whole; -1 if it is gone. */
 ssize_t npg_read_small(const char *path, char *buf, size_t len)
