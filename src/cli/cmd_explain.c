@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "machine/tasklimits.h"
 #include "report/report.h"
+#include "system/tasklimits.h"
 #include "tools/explain/explain.h"
 #include "tools/metrics/prometheus.h"
 #include "tools/procscan.h"

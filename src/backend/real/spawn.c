@@ -22,8 +22,8 @@
 #include "backend/real/spawn.h"
 #include "backend/real/teardown.h"
 #include "backend/real/wire.h"
-#include "machine/tasklimits.h"
 #include "system/procfs.h"
+#include "system/tasklimits.h"
 
 /* Put @from at @to, kept across execve (dup2 of an fd onto itself keeps FD_CLOEXEC) */
 static int move_fd(int from, int to)

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "machine/tasklimits.h"
+#include "system/tasklimits.h"
 
 #define NPG_EXPLAIN_MAX_CGROUPS 16
 #define NPG_EXPLAIN_MAX_PIDNS 8		/* pid namespace levels shown (the kernel allows 32) */

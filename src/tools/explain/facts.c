@@ -1,7 +1,7 @@
 /*
  * The facts explain decides on, read once: the task (its ids, capabilities,
  * flag and RLIMIT_NPROC), its user's task count, and the machine's limits
- * through src/machine/tasklimits.c. Every path is read below f->root, so a
+ * through src/system/tasklimits.c. Every path is read below f->root, so a
  * recorded tree (`--sysroot`) drives the same code as the running system.
  */
 #include <dirent.h>

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "machine/tasklimits.h"
+#include "system/tasklimits.h"
 #include "tools/metrics/prometheus.h"
 #include "tools/procscan.h"
 #include "tools/usernames.h"

@@ -6,8 +6,8 @@
  * and of every ancestor, v1 or v2). Read from /proc and /sys, for whoever
  * must know how many more tasks this machine will take.
  */
-#ifndef NPG_MACHINE_TASKLIMITS_H
-#define NPG_MACHINE_TASKLIMITS_H
+#ifndef NPG_SYSTEM_TASKLIMITS_H
+#define NPG_SYSTEM_TASKLIMITS_H
 
 #include <stdbool.h>
 #include <sys/types.h>

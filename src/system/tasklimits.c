@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "machine/tasklimits.h"
 #include "system/procfs.h"
+#include "system/tasklimits.h"
 
 static int read_text(const char *path, char *buf, size_t len)
 {
