@@ -16,10 +16,10 @@
 
 #include "cli/cli.h"
 #include "report/report.h"
+#include "system/procscan.h"
 #include "system/tasklimits.h"
 #include "tools/explain/explain.h"
 #include "tools/metrics/prometheus.h"
-#include "tools/procscan.h"
 #include "tools/taskiter.h"
 
 static void usage(void)

@@ -23,10 +23,10 @@
 #include <bpf/libbpf.h>
 
 #include "system/procfs.h"
+#include "system/usernames.h"
 #include "tools/bpfpin.h"
 #include "tools/taskiter-record.h"
 #include "tools/taskiter.h"
-#include "tools/usernames.h"
 
 extern const char npg_taskiter_obj_start[], npg_taskiter_obj_end[];
 

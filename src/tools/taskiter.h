@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "tools/procscan.h"
+#include "system/procscan.h"
 
 #define NPG_TASKITER_PIN_DEFAULT "/sys/fs/bpf/nprocguard/tasks"
 

@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "system/procfs.h"
+#include "system/procscan.h"
+#include "system/usernames.h"
 #include "tools/explain/explain.h"
-#include "tools/procscan.h"
 #include "tools/taskiter.h"
-#include "tools/usernames.h"
 
 static int read_rooted(const char *root, const char *rel, char *buf, size_t len)
 {

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "system/procscan.h"
 #include "system/tasklimits.h"
+#include "system/usernames.h"
 #include "tools/metrics/prometheus.h"
-#include "tools/procscan.h"
-#include "tools/usernames.h"
 
 /* A label value: backslash, double quote and newline escaped, as the format requires */
 static void label(FILE *out, const char *s)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/procscan.h"
+#include "system/procscan.h"
 
 /*
  * Write the metrics to @path ("-": standard output) through a temporary

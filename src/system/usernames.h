@@ -4,8 +4,8 @@
  * miss in every source (about 0.15 ms here with nss-systemd), and
  * container hosts have many such uids.
  */
-#ifndef NPG_TOOLS_USERNAMES_H
-#define NPG_TOOLS_USERNAMES_H
+#ifndef NPG_SYSTEM_USERNAMES_H
+#define NPG_SYSTEM_USERNAMES_H
 
 #include <stddef.h>
 #include <stdint.h>

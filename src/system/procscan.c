@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "system/procfs.h"
-#include "tools/procscan.h"
-#include "tools/usernames.h"
+#include "system/procscan.h"
+#include "system/usernames.h"
 
 static ssize_t read_at(int dirfd, const char *name, char *buf, size_t len)
 {

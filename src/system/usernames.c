@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "tools/usernames.h"
+#include "system/usernames.h"
 
 #define NPG_NAME_WORKERS 8
 

@@ -1,6 +1,6 @@
 /* One pass over /proc: every task's real uid, state, flag and limit. */
-#ifndef NPG_TOOLS_PROCSCAN_H
-#define NPG_TOOLS_PROCSCAN_H
+#ifndef NPG_SYSTEM_PROCSCAN_H
+#define NPG_SYSTEM_PROCSCAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
