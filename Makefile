@@ -37,7 +37,7 @@ LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/tools/taskiter-obj.o $(BUILD)/src/guest/init-blob.o \
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/system/taskiter-obj.o $(BUILD)/src/guest/init-blob.o \
              $(BUILD)/src/export/runtime-blob.o
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -69,11 +69,11 @@ $(BUILD)/%.o: %.c
 BPF_CLANG  ?= clang
 # (clang -dumpmachine says x86_64-pc-linux-gnu: ask gcc, whatever CC is)
 MULTIARCH  := $(shell gcc -dumpmachine)
-$(BUILD)/bpf/taskiter.bpf.o: src/tools/bpf/taskiter.bpf.c src/tools/taskiter-record.h
+$(BUILD)/bpf/taskiter.bpf.o: src/system/bpf/taskiter.bpf.c src/system/taskiter-record.h
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -I/usr/include/$(MULTIARCH) -Isrc -c $< -o $@
 
-$(BUILD)/src/tools/taskiter-obj.o: src/tools/taskiter-obj.S $(BUILD)/bpf/taskiter.bpf.o
+$(BUILD)/src/system/taskiter-obj.o: src/system/taskiter-obj.S $(BUILD)/bpf/taskiter.bpf.o
 	@mkdir -p $(dir $@)
 	$(CC) -DNPG_TASKITER_OBJ='"$(BUILD)/bpf/taskiter.bpf.o"' -c $< -o $@
 

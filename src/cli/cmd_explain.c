@@ -17,10 +17,10 @@
 #include "cli/cli.h"
 #include "report/report.h"
 #include "system/procscan.h"
+#include "system/taskiter.h"
 #include "system/tasklimits.h"
 #include "tools/explain/explain.h"
 #include "tools/metrics/prometheus.h"
-#include "tools/taskiter.h"
 
 static void usage(void)
 {

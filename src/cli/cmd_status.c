@@ -17,10 +17,10 @@
 
 #include "cli/cli.h"
 #include "system/procscan.h"
+#include "system/taskiter.h"
 #include "system/usernames.h"
 #include "tools/explain/explain.h"
 #include "tools/metrics/prometheus.h"
-#include "tools/taskiter.h"
 
 enum { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL_ZOMBIES, COL_NPROC, COL_NPROC_MAX,
        COL_HEADROOM, COL_FLAGGED, COL_KCOUNT, COL_EXEMPT, NUSERCOLS };

@@ -1,5 +1,5 @@
 /*
- * Reading the BPF task iterator's records (src/tools/taskiter.c) without a
+ * Reading the BPF task iterator's records (src/system/taskiter.c) without a
  * kernel iterator: the records come through a pipe, so the layout checks
  * and the completion from /proc are tested wherever the tests run.
  */
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "system/taskiter-record.h"
+#include "system/taskiter.h"
 #include "tap.h"
-#include "tools/taskiter-record.h"
-#include "tools/taskiter.h"
 
 static struct npg_taskiter_record record(pid_t tgid, pid_t tid, uint32_t ruid)
 {

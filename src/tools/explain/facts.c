@@ -20,9 +20,9 @@
 
 #include "system/procfs.h"
 #include "system/procscan.h"
+#include "system/taskiter.h"
 #include "system/usernames.h"
 #include "tools/explain/explain.h"
-#include "tools/taskiter.h"
 
 static int read_rooted(const char *root, const char *rel, char *buf, size_t len)
 {

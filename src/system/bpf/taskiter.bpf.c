@@ -10,7 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
-#include "tools/taskiter-record.h"
+#include "system/taskiter-record.h"
 
 char LICENSE[] SEC("license") = "GPL";	/* bpf_seq_write() is GPL-only */
 

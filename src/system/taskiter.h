@@ -3,8 +3,8 @@
  * iterator in one pass, either pinned in bpffs beforehand (`status --pin`)
  * or loaded for the occasion.
  */
-#ifndef NPG_TOOLS_TASKITER_H
-#define NPG_TOOLS_TASKITER_H
+#ifndef NPG_SYSTEM_TASKITER_H
+#define NPG_SYSTEM_TASKITER_H
 
 #include <stdbool.h>
 
@@ -39,7 +39,7 @@ int npg_taskiter_read(struct npg_scan *s, int fd, const char **why);
 /*
  * Load the iterator and pin it at @path, replacing an older pin; under
  * /sys/fs/bpf, mount bpffs there first if none is (@mounted says so).
- * Directories are checked as src/tools/bpfpin.h says. 0 or -1 with errno
+ * Directories are checked as src/system/bpfpin.h says. 0 or -1 with errno
  * and @why.
  */
 int npg_taskiter_pin(const char *path, bool *mounted, const char **why);

@@ -4,8 +4,8 @@
  * directory on the way checked before it is trusted, and the pinned object
  * checked to be nprocguard's iterator before anything is read from it.
  */
-#ifndef NPG_TOOLS_BPFPIN_H
-#define NPG_TOOLS_BPFPIN_H
+#ifndef NPG_SYSTEM_BPFPIN_H
+#define NPG_SYSTEM_BPFPIN_H
 
 #include <stdbool.h>
 

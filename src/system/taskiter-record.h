@@ -1,9 +1,9 @@
 /*
- * The records the BPF task iterator writes (src/tools/bpf/taskiter.bpf.c)
+ * The records the BPF task iterator writes (src/system/bpf/taskiter.bpf.c)
  * and nprocguard reads: shared by both sides, so fixed-width types only.
  */
-#ifndef NPG_TOOLS_TASKITER_RECORD_H
-#define NPG_TOOLS_TASKITER_RECORD_H
+#ifndef NPG_SYSTEM_TASKITER_RECORD_H
+#define NPG_SYSTEM_TASKITER_RECORD_H
 
 /*
  * A pinned iterator outlives the nprocguard that pinned it: the header

@@ -1,6 +1,6 @@
 /*
  * Reads every task through the BPF task iterator of
- * src/tools/bpf/taskiter.bpf.c: one read() returns what /proc spreads
+ * src/system/bpf/taskiter.bpf.c: one read() returns what /proc spreads
  * over two or three files per task, and the kernel's own RLIMIT_NPROC
  * counter besides. libbpf does the loading; the expensive part is its
  * parse of the kernel's BTF (about 60 ms here), which a pinned iterator
@@ -22,11 +22,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "system/bpfpin.h"
 #include "system/procfs.h"
+#include "system/taskiter-record.h"
+#include "system/taskiter.h"
 #include "system/usernames.h"
-#include "tools/bpfpin.h"
-#include "tools/taskiter-record.h"
-#include "tools/taskiter.h"
 
 extern const char npg_taskiter_obj_start[], npg_taskiter_obj_end[];
 

@@ -22,7 +22,7 @@
 
 #include <bpf/bpf.h>
 
-#include "tools/bpfpin.h"
+#include "system/bpfpin.h"
 
 /* The reasons name paths and uids: one message at a time, for one CLI call */
 static char reason[4608];
