@@ -147,6 +147,25 @@ test_expect "the exported language beyond the seeds: each test agrees with run -
 
 '
 
+test_expect "titles and paths with backslashes, trigraphs, spaces and */ build and print as written" '
+	mkdir -p "$TMP/odd dir" &&
+	printf "scenario \"a ??= title */ with \\\\\\\\ and ?? in it\"\nsource \"src ??( */\"\nuser root 0\nuser w-w 1000\ntask d uid root\nd: fork c => ok\nc: setuid w-w => ok\ncheck c uids => w-w w-w w-w\n" \
+		>"$TMP/odd dir/we ird*.npg" &&
+	expect_exit 0 "$NPG" export -o "$TMP/odd" "$TMP/odd dir/we ird*.npg" &&
+	make -s -C "$TMP/odd" CFLAGS="-O2 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread" >/dev/null 2>&1 &&
+	expect_exit 0 "$TMP/odd/we_ird_" &&
+	grep -qF "# $TMP/odd dir/we ird*.npg: a ??= title */ with \\\\ and ?? in it" "$TMP/stdout" &&
+	grep -qF "# source: src ??( */" "$TMP/stdout" && grep -q "^ok 3 - 8: check c uids$" "$TMP/stdout"
+'
+
+test_expect "a file whose policies leave out this kernel's era is skipped as a whole (exit 4)" '
+	printf "policies linux-2.4\nuser root 0\ntask d uid root\nd: fork c => ok\n" >"$TMP/old.npg" &&
+	expect_exit 0 "$NPG" export -o "$TMP/old" "$TMP/old.npg" && make -s -C "$TMP/old" >/dev/null 2>&1 &&
+	expect_exit 4 "$TMP/old/old" &&
+	grep -q "^1\.\.0 # SKIP the scenario.s policies leave out linux-[0-9.]*: it expects nothing of it$" \
+		"$TMP/stdout" && no_leftovers
+'
+
 test_expect "a failing expectation: not ok with file:line, the step, expected and got; exit 1" '
 	printf "user root 0\nuser www 1000 procs 1\ntask d uid root\nd: fork c => ok\nc: setuid www => ok\ncheck count www => 5\ncheck c uids => www www www\n" >"$TMP/wrong.npg"
 	expect_exit 0 "$NPG" export --policy linux-6 -o "$TMP/wrong" "$TMP/wrong.npg" &&
