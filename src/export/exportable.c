@@ -25,10 +25,6 @@ static const char *step_refusal(const struct npg_stmt *st, const char **what)
 	const struct npg_op *op = &st->op;
 
 	switch (op->code) {
-	case NPG_OP_VFORK:
-		*what = "'vfork'";
-		return "a vfork() child runs in its parent's memory while the parent sleeps; not "
-		       "in exported tests, run it with 'nprocguard run --real'";
 	case NPG_OP_PTRACE:
 		*what = "'ptrace'";
 		return PTRACE_WHY;

@@ -239,6 +239,7 @@ static const char *const op_names[] = {
 	[NPG_OP_EXECVE] = "KST_EXECVE", [NPG_OP_KILL] = "KST_KILL",
 	[NPG_OP_SECUREBITS] = "KST_SECUREBITS", [NPG_OP_AMBIENT] = "KST_AMBIENT",
 	[NPG_OP_NO_NEW_PRIVS] = "KST_NO_NEW_PRIVS", [NPG_OP_DUMPABLE] = "KST_DUMPABLE",
+	[NPG_OP_VFORK] = "KST_VFORK",
 };
 
 static const char *const check_names[] = {

@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -99,7 +101,8 @@
 enum msg_kind { MSG_CMD, MSG_RESULT, MSG_HELLO, MSG_DUMPABLE, MSG_ABORT };
 
 /* What a step yields (TAP renders it as nprocguard does) */
-enum res_kind { RES_OK, RES_ERRNO, RES_ID, RES_KILLED, RES_RUNNING, RES_DEAD, RES_SKIP };
+enum res_kind { RES_OK, RES_ERRNO, RES_ID, RES_KILLED, RES_RUNNING, RES_DEAD, RES_SKIP,
+		RES_SUSPENDED };
 
 struct msg {
 	int32_t kind;
@@ -296,6 +299,48 @@ static void do_fork(int sock, int child_sock)
 	answer_syscall(sock, pid < 0 ? -1 : 0);
 }
 
+/*
+ * vfork as posix_spawn() makes it: clone(CLONE_VM | CLONE_VFORK) on a
+ * stack of its own. The child serves commands in its parent's memory (a
+ * copy of the descriptor table, so its socket is its own) while this
+ * thread sleeps in the kernel until the child execs or exits; only then
+ * does the answer go out, and the controller collects it then. The child
+ * says hello first, on its own socket.
+ */
+static int vfork_child_main(void *arg) __attribute__((noreturn));
+
+static int vfork_child_main(void *arg)
+{
+	int child_sock = (int)(intptr_t)arg;
+
+	if (dup2(child_sock, SOCK_FD) < 0)
+		syscall(SYS_exit_group, 111);
+	close_from(SOCK_FD + 1);
+	say_hello(SOCK_FD);
+	serve(SOCK_FD, false);
+}
+
+static void do_vfork(int sock, int child_sock)
+{
+	size_t size = 256 * 1024;
+	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+			   MAP_STACK, -1, 0);
+	pid_t pid;
+
+	if (stack == MAP_FAILED) {
+		close(child_sock);
+		answer(sock, RES_ERRNO, errno, 0);
+		return;
+	}
+	pid = clone(vfork_child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD,
+		    (void *)(intptr_t)child_sock);
+	munmap(stack, size);
+	/* a failure is answered before the child's socket closes: the controller,
+	 * seeing that socket end, finds the answer already there */
+	answer_syscall(sock, pid < 0 ? -1 : 0);
+	close(child_sock);
+}
+
 static void do_thread(int sock, int child_sock)
 {
 	pthread_attr_t attr;
@@ -424,6 +469,9 @@ static void run(int sock, bool thread, const struct msg *m, int fd)
 		return;
 	case KST_THREAD:
 		do_thread(sock, fd);
+		return;
+	case KST_VFORK:
+		do_vfork(sock, fd);
 		return;
 	case KST_EXIT:
 		/* no answer: the controller watches the task go */
@@ -795,6 +843,9 @@ struct ktask {
 	/* 5.14-5.16: the uid whose ucounts it is charged to, as far as /proc tells */
 	bool ruid_seen, key_known;
 	uint32_t last_ruid, key;
+	/* a vfork() child: 1 + the task whose answer waits for its exec or exit; 0: none */
+	int vfork_waiter;
+	bool shares_mm;		/* a vfork() child that has not exec'd: its parent's memory */
 };
 
 static const struct kst_scenario *S;
@@ -1076,6 +1127,9 @@ static void render_result(const struct kst_stmt *st, struct res r, char *buf, si
 		return;
 	case RES_SKIP:
 		snprintf(buf, len, "skipped");
+		return;
+	case RES_SUSPENDED:
+		snprintf(buf, len, "suspended");
 		return;
 	}
 }
@@ -1995,7 +2049,55 @@ static bool ask(struct ktask *t, const struct kst_stmt *st, pid_t target, struct
 	return true;
 }
 
-/* fork, thread: the new task is a puppet, its socket passed along */
+/*
+ * After a vfork command: true once the child's socket has its hello, false
+ * when the parent answered (the vfork failed, or the parent died: one that
+ * succeeded answers only once its child has exec'd or exited) or neither
+ * did in time (the next wait says so)
+ */
+static bool vfork_hello_first(int parent_sock, int child_sock)
+{
+	struct pollfd p[2] = { { .fd = child_sock, .events = POLLIN },
+			       { .fd = parent_sock, .events = POLLIN } };
+
+	return poll_slices(p, 2, ANSWER_TIMEOUT_MS) > 0 && (p[0].revents & POLLIN) &&
+	       !(p[1].revents & (POLLIN | POLLHUP));
+}
+
+/* Is @t asleep in vfork() for a child that has neither exec'd nor exited? */
+static bool vfork_waiting(const struct ktask *t)
+{
+	for (int i = 0; i < S->ntasks; i++)
+		if (T[i].vfork_waiter == (int)(t - T) + 1)
+			return true;
+	return false;
+}
+
+/*
+ * A vfork() child that has exec'd or exited released its parent
+ * (complete_vfork_done()): the parent's answer to the vfork command is
+ * on its socket, collected now -- the acknowledgement that it runs again.
+ * A parent that died meanwhile sends none.
+ */
+static int collect_vfork_answers(void)
+{
+	for (int i = 0; i < S->ntasks; i++) {
+		struct ktask *c = &T[i], *p;
+		struct msg m;
+
+		if (!c->vfork_waiter || (c->alive && c->shares_mm))
+			continue;
+		p = &T[c->vfork_waiter - 1];
+		c->vfork_waiter = 0;
+		if (!p->alive || p->sock < 0)
+			continue;
+		if (recv_timed(p->sock, &m, NULL) < 0 || m.kind != MSG_RESULT)
+			return -1;
+	}
+	return 0;
+}
+
+/* fork, vfork, thread: the new task is a puppet, its socket passed along */
 static struct res step_new_task(struct ktask *t, const struct kst_stmt *st)
 {
 	struct ktask *c = &T[st->target];
@@ -2010,6 +2112,9 @@ static struct res step_new_task(struct ktask *t, const struct kst_stmt *st)
 		return broken("send");
 	}
 	close(sv[1]);
+	/* vfork: the child's hello comes first; the parent's answer when it execs or exits */
+	if (st->op == KST_VFORK && vfork_hello_first(t->sock, sv[0]))
+		goto hello;
 	got = recv_timed(t->sock, &m, NULL);
 	if (got == 0) {
 		close(sv[0]);
@@ -2017,12 +2122,13 @@ static struct res step_new_task(struct ktask *t, const struct kst_stmt *st)
 	}
 	if (got < 0 || m.kind != MSG_RESULT) {
 		close(sv[0]);
-		return broken(st->op == KST_FORK ? "fork" : "thread");
+		return broken(st->op == KST_THREAD ? "thread" : "fork");
 	}
 	if (m.result != RES_OK) {
 		close(sv[0]);
 		return (struct res){ (enum res_kind)m.result, (long)m.rvalue };
 	}
+hello:
 	if (recv_timed(sv[0], &hello, NULL) <= 0 || hello.kind != MSG_HELLO) {
 		close(sv[0]);
 		return broken("hello from the new task");
@@ -2036,7 +2142,11 @@ static struct res step_new_task(struct ktask *t, const struct kst_stmt *st)
 	c->key = t->key;
 	c->ruid_seen = t->ruid_seen;
 	c->last_ruid = t->last_ruid;
-	if (st->op == KST_FORK) {
+	if (st->op == KST_VFORK) {
+		c->vfork_waiter = (int)(t - T) + 1;
+		c->shares_mm = true;
+	}
+	if (st->op == KST_FORK || st->op == KST_VFORK) {
 		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 		c->starttime = start_time_of(c->pid);
 	}
@@ -2128,6 +2238,7 @@ static struct res step_execve(struct ktask *t, const struct kst_stmt *st)
 	if (m.kind == MSG_RESULT)
 		return (struct res){ (enum res_kind)m.result, (long)m.rvalue };
 	/* the new image said hello: de_thread() took the other threads */
+	t->shares_mm = false;
 	if (t->tid != t->pid)
 		take_over_leader(t, &m);
 	mark_group_gone(t->pid, true);
@@ -2237,7 +2348,7 @@ static const char *decision_on_roots_count(const struct ktask *t, const struct k
 	    read_task(t->pid, t->tid, &pt) < 0)
 		return NULL;
 	capable = cap_has(pt.cap_eff, CAP_SYS_RESOURCE_BIT) || cap_has(pt.cap_eff, CAP_SYS_ADMIN_BIT);
-	if (st->op == KST_FORK || st->op == KST_THREAD)
+	if (st->op == KST_FORK || st->op == KST_THREAD || st->op == KST_VFORK)
 		return t->key_known && t->key == 0 && pt.uid[0] != 0 && !capable ?
 		       ROOT_COUNT_FORK : NULL;
 	if (st->op == KST_EXECVE)
@@ -2265,7 +2376,17 @@ static struct res step_run(const struct kst_stmt *st)
 		return skip(t->why);
 	if (!t->alive)
 		return (struct res){ RES_DEAD, 0 };
-	if (st->target >= 0 && st->op != KST_FORK && st->op != KST_THREAD) {
+	/* wait_for_vfork_done(): no call until the child execs or exits (glibc's set*id waits) */
+	if (vfork_waiting(t))
+		return (struct res){ RES_SUSPENDED, 0 };
+	for (int i = 0; st->glibc && i < S->ntasks; i++)
+		if (live_thread_of(i, t->pid) && vfork_waiting(&T[i]))
+			return (struct res){ RES_SUSPENDED, 0 };
+	if (t->shares_mm && (st->glibc || st->op == KST_FORK || st->op == KST_VFORK ||
+			     st->op == KST_THREAD))
+		return skip("a vfork() child whose execve failed still shares its parent's memory: "
+			    "a puppet cannot create tasks there");
+	if (st->target >= 0 && st->op != KST_FORK && st->op != KST_THREAD && st->op != KST_VFORK) {
 		struct ktask *tt = &T[st->target];
 
 		if (tt->tainted)
@@ -2283,6 +2404,7 @@ static struct res step_run(const struct kst_stmt *st)
 		return step_glibc(t, st);
 	switch (st->op) {
 	case KST_FORK:
+	case KST_VFORK:
 	case KST_THREAD:
 		return step_new_task(t, st);
 	case KST_EXIT:
@@ -2317,6 +2439,8 @@ static struct res step(const struct kst_stmt *st)
 	const char *unknowable = diverged[0] ? NULL : decision_on_roots_count(&T[st->task], st);
 	struct res res = step_run(st);
 
+	if (collect_vfork_answers() < 0)
+		res = broken("the answer of a parent its vfork() child released");
 	if (diverged[0] && res.kind != RES_SKIP)
 		return skip(diverged);
 	if (!unknowable || res.kind == RES_SKIP)
@@ -2413,15 +2537,22 @@ static long count_of(uint32_t user)
 	return 0;
 }
 
-/* PR_GET_DUMPABLE of @task's process, asked of any live thread of it: -1 if none answers */
+/*
+ * PR_GET_DUMPABLE of @task's memory, asked of a thread of its process or
+ * of a vfork() child still in that memory -- one that can answer now: not
+ * asleep in vfork(). -1 if none does.
+ */
 static int ask_dumpable(int task)
 {
 	for (int i = 0; i < S->ntasks; i++) {
 		struct ktask *x = &T[i];
 		struct msg m = { .kind = MSG_DUMPABLE };
+		bool same_mm = x->pid == T[task].pid ||
+			       (x->shares_mm && x->vfork_waiter &&
+				T[x->vfork_waiter - 1].pid == T[task].pid);
 
-		if (!x->created || x->gone || !x->alive || x->sock < 0 || x->tainted ||
-		    x->pid != T[task].pid)
+		if (!x->created || x->gone || !x->alive || x->sock < 0 || x->tainted || !same_mm ||
+		    vfork_waiting(x))
 			continue;
 		if (send_msg(x->sock, &m, -1) == 0 && recv_timed(x->sock, &m, NULL) > 0 &&
 		    m.kind == MSG_RESULT && m.result == RES_OK)

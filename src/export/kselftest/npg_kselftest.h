@@ -45,6 +45,7 @@ enum kst_op {
 	KST_AMBIENT,		/* PR_CAP_AMBIENT .value (PR_CAP_AMBIENT_*), .caps the capability */
 	KST_NO_NEW_PRIVS,	/* PR_SET_NO_NEW_PRIVS .value */
 	KST_DUMPABLE,		/* PR_SET_DUMPABLE .value */
+	KST_VFORK,		/* clone(CLONE_VM | CLONE_VFORK), as posix_spawn() makes it */
 };
 
 enum kst_capset { KST_CAPSET_DROP, KST_CAPSET_KEEP, KST_CAPSET_RAISE, KST_CAPSET_LOWER,
