@@ -230,7 +230,8 @@ void npg_commit_creds_dumpable(struct npg_world *w, int t, const struct npg_cred
 /* The dumpability of a task declared with credentials @c: after its execve() */
 int npg_exec_dumpable(const struct npg_world *w, const struct npg_cred *c);
 
-/* User namespaces made and administered (userns_setup.c) */
+/* User namespaces made and administered (userns_setup.c; clone(CLONE_NEWUSER), like
+ * kernel/fork.c's, in process.c) */
 /* clone(CLONE_NEWUSER | SIGCHLD): @child in the new namespace @ns, maps by the harness */
 struct npg_result npg_sys_clone_user(struct npg_world *w, int t, int child, int ns,
 				     const struct npg_idmap *uid_map,
@@ -249,6 +250,10 @@ struct npg_result npg_sys_max_user_namespaces(struct npg_world *w, int t, long v
 struct npg_result npg_copy_process(struct npg_world *w, int t, int child, bool thread,
 				   int newuser_ns);
 int npg_copy_creds_newuser(struct npg_world *w, int t, int ns, struct npg_cred *new);
+/* The maps a step has the harness write into namespace @ns, uid_map first */
+struct npg_result npg_userns_harness_maps(struct npg_world *w, int ns,
+					  const struct npg_idmap *uid_map,
+					  const struct npg_idmap *gid_map);
 
 /* execve() of @f; NULL is a plain program (no set-id bit, no file capabilities) */
 struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct npg_exec_file *f);

@@ -1,4 +1,4 @@
-/* Task life cycle: copy_process(), do_exit(), release_task(), wait. */
+/* Task life cycle: copy_process() (fork, threads, clone(CLONE_NEWUSER)), do_exit(), release_task(), wait. */
 #include <errno.h>
 #include <signal.h>
 
@@ -72,6 +72,38 @@ struct npg_result npg_copy_process(struct npg_world *w, int t, int child, bool t
 	}
 	npg_charge(w, &c->cred, 1);
 	return result(NPG_R_OK, 0);
+}
+
+/*
+ * clone(CLONE_NEWUSER) (kernel/fork.c copy_process() -> copy_creds()):
+ * copy_creds() creates the namespace for the child's credentials and
+ * charges the child to its new ucounts; the RLIMIT_NPROC test comes
+ * before it up to 5.16 (the parent's count) and after it since 5.17 (the
+ * child's chain): npg_copy_process(). A process with threads may: the
+ * child is alone. Before 3.8, do_fork() first:
+ *	if (clone_flags & CLONE_NEWUSER) {
+ *		if (!capable(CAP_SYS_ADMIN) || !capable(CAP_SETUID) ||
+ *				!capable(CAP_SETGID))
+ *			return -EPERM;
+ * capable(): in the initial namespace.
+ */
+struct npg_result npg_sys_clone_user(struct npg_world *w, int t, int child, int ns,
+				     const struct npg_idmap *uid_map,
+				     const struct npg_idmap *gid_map)
+{
+	const struct npg_task *task = &w->tasks[t];
+	struct npg_result r;
+
+	if (!w->rules.userns_idmaps && (!npg_capable(task, NPG_CAP_SYS_ADMIN) ||
+				  !npg_capable(task, NPG_CAP_SETUID) ||
+				  !npg_capable(task, NPG_CAP_SETGID)))
+		return result(NPG_R_ERRNO, EPERM);
+	/* create_user_ns() checks @ns and makes the table */
+	r = npg_copy_process(w, t, child, false, ns);
+
+	if (r.kind != NPG_R_OK)
+		return r;
+	return npg_userns_harness_maps(w, ns, uid_map, gid_map);
 }
 
 /*

@@ -1,6 +1,7 @@
 /*
  * Making and administering user namespaces: create_user_ns() behind
- * unshare() and clone(CLONE_NEWUSER), setns() (userns_install()), the
+ * unshare() and clone(CLONE_NEWUSER) (whose copy_process() is
+ * process.c's), setns() (userns_install()), the
  * /proc/PID/uid_map, gid_map and setgroups files, and
  * user.max_user_namespaces (kernel/user_namespace.c, kernel/fork.c,
  * kernel/ucount.c, fs/proc/base.c; 6.1). Before 3.8 only clone() made one,
@@ -331,8 +332,9 @@ static int map_write(struct npg_world *w, const struct npg_cred *c, int ns, bool
 
 /* the maps a step has the harness write, uid_map first; before 3.8
  * (3.5, in fact) there is no /proc/PID/uid_map to open */
-static struct npg_result harness_maps(struct npg_world *w, int ns, const struct npg_idmap *uid_map,
-				      const struct npg_idmap *gid_map)
+struct npg_result npg_userns_harness_maps(struct npg_world *w, int ns,
+					  const struct npg_idmap *uid_map,
+					  const struct npg_idmap *gid_map)
 {
 	int err;
 
@@ -370,39 +372,7 @@ struct npg_result npg_sys_unshare_user(struct npg_world *w, int t, int ns,
 	if ((err = create_user_ns(w, t, ns, &new)) < 0)
 		return result(NPG_R_ERRNO, -err);
 	commit_userns(w, t, &new);
-	return harness_maps(w, ns, uid_map, gid_map);
-}
-
-/*
- * clone(CLONE_NEWUSER) (kernel/fork.c copy_process() -> copy_creds()):
- * copy_creds() creates the namespace for the child's credentials and
- * charges the child to its new ucounts; the RLIMIT_NPROC test comes
- * before it up to 5.16 (the parent's count) and after it since 5.17 (the
- * child's chain): npg_copy_process(). A process with threads may: the
- * child is alone. Before 3.8, do_fork() first:
- *	if (clone_flags & CLONE_NEWUSER) {
- *		if (!capable(CAP_SYS_ADMIN) || !capable(CAP_SETUID) ||
- *				!capable(CAP_SETGID))
- *			return -EPERM;
- * capable(): in the initial namespace.
- */
-struct npg_result npg_sys_clone_user(struct npg_world *w, int t, int child, int ns,
-				     const struct npg_idmap *uid_map,
-				     const struct npg_idmap *gid_map)
-{
-	const struct npg_task *task = &w->tasks[t];
-	struct npg_result r;
-
-	if (!w->rules.userns_idmaps && (!npg_capable(task, NPG_CAP_SYS_ADMIN) ||
-				  !npg_capable(task, NPG_CAP_SETUID) ||
-				  !npg_capable(task, NPG_CAP_SETGID)))
-		return result(NPG_R_ERRNO, EPERM);
-	/* create_user_ns() checks @ns and makes the table */
-	r = npg_copy_process(w, t, child, false, ns);
-
-	if (r.kind != NPG_R_OK)
-		return r;
-	return harness_maps(w, ns, uid_map, gid_map);
+	return npg_userns_harness_maps(w, ns, uid_map, gid_map);
 }
 
 /* copy_creds()'s part of npg_copy_process(): the child's namespace */
