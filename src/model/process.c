@@ -1,4 +1,7 @@
-/* Task life cycle: copy_process() (fork, threads, clone(CLONE_NEWUSER)), do_exit(), release_task(), wait. */
+/*
+ * Task life cycle: a declared task's start, copy_process() (fork, threads,
+ * clone(CLONE_NEWUSER)), do_exit(), release_task(), wait.
+ */
 #include <errno.h>
 #include <signal.h>
 
@@ -8,6 +11,24 @@
 static struct npg_result result(enum npg_result_kind kind, long value)
 {
 	return (struct npg_result){ .kind = kind, .value = value };
+}
+
+/* A task the scenario declares: as after the execve() that made it, charged like any task */
+void npg_task_spawn(struct npg_world *w, int idx, const struct npg_cred *cred,
+		    uint64_t nproc_cur, uint64_t nproc_max)
+{
+	struct npg_task *t = &w->tasks[idx];
+
+	t->cred = *cred;
+	t->cred.charged_to = cred->uid.real;
+	t->state = NPG_TASK_RUNNING;
+	t->leader = idx;
+	t->parent = NPG_HARNESS;
+	t->nproc_cur = nproc_cur;
+	t->nproc_max = nproc_max;
+	t->mm_userns = cred->userns;
+	t->dumpable = npg_exec_dumpable(w, cred);
+	npg_charge(w, &t->cred, 1);
 }
 
 /*

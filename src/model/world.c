@@ -175,20 +175,3 @@ bool npg_alive(const struct npg_task *t)
 {
 	return t->state == NPG_TASK_RUNNING;
 }
-
-void npg_task_spawn(struct npg_world *w, int idx, const struct npg_cred *cred,
-		    uint64_t nproc_cur, uint64_t nproc_max)
-{
-	struct npg_task *t = &w->tasks[idx];
-
-	t->cred = *cred;
-	t->cred.charged_to = cred->uid.real;
-	t->state = NPG_TASK_RUNNING;
-	t->leader = idx;
-	t->parent = NPG_HARNESS;
-	t->nproc_cur = nproc_cur;
-	t->nproc_max = nproc_max;
-	t->mm_userns = cred->userns;
-	t->dumpable = npg_exec_dumpable(w, cred);
-	npg_charge(w, &t->cred, 1);
-}
