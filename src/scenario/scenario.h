@@ -174,7 +174,7 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 					FILE *err);
 struct npg_scenario *npg_scenario_load(const char *path, FILE *err);
 void npg_scenario_free(struct npg_scenario *sc);
-/* One operation of a concurrent program (explore); see parser.c. */
+/* One operation of a concurrent program (explore); see concurrent.c. */
 int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no,
 			  const char *line, size_t len, int first, int task,
 			  struct npg_stmt *out, FILE *err);
