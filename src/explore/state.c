@@ -1,0 +1,286 @@
+/*
+ * The explorer's states: each task's local (its task, program counter and
+ * bits) interned once, a state as the words naming its locals, the
+ * symmetry's canonical form of a state, and the table of states seen.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/model_step.h"
+#include "explore/explorer.h"
+#include "explore/reduce.h"
+#include "explore/search.h"
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * Word-at-a-time hashing (a multiply and a rotate a word, one final mix):
+ * a state is a dozen words and a local a few hundred bytes, hashed on every
+ * transition, so a byte-at-a-time hash was half the search's time.
+ */
+static uint32_t hash_words(const uint32_t *w, int n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+
+	for (int i = 0; i < n; i++) {
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+		h = (h << 29) | (h >> 35);
+	}
+	return (uint32_t)(mix(h) >> 32);
+}
+
+/* a local is zeroed before it is filled, so its padding hashes alike */
+static uint32_t hash_local(const struct local *l)
+{
+	_Static_assert(sizeof(struct local) % 8 == 0, "a local is whole 64-bit words");
+	const unsigned char *b = (const unsigned char *)l;
+	uint64_t h[4] = { 0xcbf29ce484222325ULL, 0x9e3779b97f4a7c15ULL, 1, 2 };
+	size_t i = 0;
+
+	/* four independent lanes: the multiplies overlap instead of queueing */
+	for (; i + 32 <= sizeof(*l); i += 32)
+		for (int k = 0; k < 4; k++) {
+			uint64_t w;
+
+			memcpy(&w, b + i + 8 * k, 8);
+			h[k] = (h[k] ^ w) * 0xff51afd7ed558ccdULL;
+			h[k] = (h[k] << 29) | (h[k] >> 35);
+		}
+	for (; i < sizeof(*l); i += 8) {
+		uint64_t w;
+
+		memcpy(&w, b + i, 8);
+		h[0] = (h[0] ^ w) * 0xff51afd7ed558ccdULL;
+		h[0] = (h[0] << 29) | (h[0] >> 35);
+	}
+	return (uint32_t)(mix(h[0] ^ mix(h[1]) ^ (h[2] * 31) ^ (h[3] << 17)) >> 32);
+}
+
+uint64_t npg_xp_table_bytes(const struct xp *x)
+{
+	return x->scap * ((uint64_t)x->nw * 4 + 4 + 2) + (x->smask + 1) * 8 +
+	       (uint64_t)x->lcap * (sizeof(struct local) + 4) + ((uint64_t)x->lmask + 1) * 4;
+}
+
+bool npg_xp_oom(struct xp *x)
+{
+	snprintf(x->err, x->errlen, "out of memory");
+	x->failed = true;
+	return false;
+}
+
+/* The local's id, interning it if new; UINT32_MAX when out of memory */
+static uint32_t intern(struct xp *x, const struct local *l)
+{
+	uint32_t h = hash_local(l), i = h & x->lmask;
+
+	while (x->ltab[i]) {
+		uint32_t id = x->ltab[i] - 1;
+
+		if (x->lhash[id] == h && memcmp(&x->locals[id], l, sizeof(*l)) == 0)
+			return id;
+		i = (i + 1) & x->lmask;
+	}
+	if (x->nlocals == x->lcap) {
+		struct local *grown = realloc(x->locals, sizeof(*grown) * x->lcap * 2);
+		uint32_t *gh;
+
+		if (!grown)
+			return npg_xp_oom(x), UINT32_MAX;
+		x->locals = grown;
+		gh = realloc(x->lhash, sizeof(*gh) * x->lcap * 2);
+		if (!gh)
+			return npg_xp_oom(x), UINT32_MAX;
+		x->lhash = gh;
+		x->lcap *= 2;
+	}
+	x->locals[x->nlocals] = *l;
+	x->lhash[x->nlocals] = h;
+	x->ltab[i] = ++x->nlocals;
+	if ((uint64_t)x->nlocals * 2 > x->lmask) {
+		uint32_t nmask = x->lmask * 2 + 1, *nt = calloc((size_t)nmask + 1, sizeof(*nt));
+
+		if (!nt)
+			return npg_xp_oom(x), UINT32_MAX;
+		for (uint32_t k = 0; k < x->nlocals; k++) {
+			uint32_t j = x->lhash[k] & nmask;
+
+			while (nt[j])
+				j = (j + 1) & nmask;
+			nt[j] = k + 1;
+		}
+		free(x->ltab);
+		x->ltab = nt;
+		x->lmask = nmask;
+	}
+	return x->nlocals - 1;
+}
+
+static const struct npg_prog *prog_of(const struct xp *x, int slot)
+{
+	return slot < 0 ? &x->cp->seq : &x->cp->progs[slot];
+}
+
+static bool guard_false(const struct npg_instr *in, bool failed)
+{
+	return (in->guard == NPG_GUARD_FAILED && !failed) ||
+	       (in->guard == NPG_GUARD_SUCCEEDED && failed);
+}
+
+/* Task @i of @w, with its program counter and bits, as an interned local */
+uint32_t npg_xp_encode_task(struct xp *x, const struct npg_world *w, int i, uint32_t pc,
+			    bool failed, unsigned mon, uint32_t pend)
+{
+	struct local l;
+
+	memset(&l, 0, sizeof(l));
+	if (w->tasks[i].state == NPG_TASK_ABSENT) {
+		/* a task never created: nothing of it is read (npg_sys_fork() copies
+		 * the parent over it), so all absent tasks look the same */
+		l.task.state = NPG_TASK_ABSENT;
+		l.task.parent = NPG_HARNESS;
+		l.task.leader = SELF_LEADER;
+		return intern(x, &l);
+	}
+	l.task = w->tasks[i];
+	if (l.task.leader == i)
+		l.task.leader = SELF_LEADER;
+	if (l.task.state == NPG_TASK_RUNNING && x->cp->concurrent) {
+		const struct npg_prog *pg = prog_of(x, i);
+
+		while (pc < (uint32_t)pg->ninstr && guard_false(&pg->instr[pc], failed))
+			pc++;
+		l.pc = pc;
+		l.failed = failed;
+		l.mon = mon;
+		l.pend = pend;
+	} else if (l.task.state == NPG_TASK_RUNNING) {
+		l.mon = mon;	/* a sequential file's tasks have no counter of their own */
+	}
+	return intern(x, &l);
+}
+
+void npg_xp_decode(const struct xp *x, const uint32_t *v, struct npg_world *w)
+{
+	for (int i = 0; i < x->ntasks; i++) {
+		w->tasks[i] = x->locals[v[1 + i]].task;
+		if (w->tasks[i].leader == SELF_LEADER)
+			w->tasks[i].leader = i;
+	}
+	for (int k = 0; k < x->nuids; k++)
+		w->counts[k].count = (int32_t)v[1 + x->ntasks + k];
+}
+
+/* Sort each class's slots by local id (not-yet-created last); perm[canonical] = concrete */
+void npg_xp_canonicalize(const struct xp *x, uint32_t *v, int *perm)
+{
+	for (int i = 0; i < x->ntasks; i++)
+		perm[i] = i;
+	if (!x->o->symmetry)
+		return;
+	for (int c = 0; c < x->nclasses; c++) {
+		int n = x->nmembers[c], *m = x->members[c];
+		uint32_t key[NPG_MAX_REPEAT * 4], id[NPG_MAX_REPEAT * 4];
+		int from[NPG_MAX_REPEAT * 4];
+
+		for (int j = 0; j < n; j++) {
+			id[j] = v[1 + m[j]];
+			key[j] = x->locals[id[j]].task.state == NPG_TASK_ABSENT ? UINT32_MAX : id[j];
+			from[j] = m[j];
+		}
+		for (int j = 1; j < n; j++) {
+			uint32_t k = key[j], d = id[j];
+			int f = from[j], q = j - 1;
+
+			for (; q >= 0 && key[q] > k; q--) {
+				key[q + 1] = key[q];
+				id[q + 1] = id[q];
+				from[q + 1] = from[q];
+			}
+			key[q + 1] = k;
+			id[q + 1] = d;
+			from[q + 1] = f;
+		}
+		for (int j = 0; j < n; j++) {
+			v[1 + m[j]] = id[j];
+			perm[m[j]] = from[j];
+		}
+	}
+}
+
+static bool same_words(const uint32_t *a, const uint32_t *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* Index of state @v, inserting it if new (*fresh); UINT64_MAX when out of memory */
+uint64_t npg_xp_lookup_insert(struct xp *x, const uint32_t *v, uint32_t parent, int via, bool *fresh)
+{
+	uint32_t h = hash_words(v, x->nw);
+	uint64_t i = h & x->smask;
+
+	*fresh = false;
+	while (x->stab[i]) {
+		uint64_t k = (x->stab[i] & UINT32_MAX) - 1;
+
+		if ((x->stab[i] >> 32) == h && same_words(&x->arena[k * x->nw], v, x->nw))
+			return k;
+		i = (i + 1) & x->smask;
+	}
+	if (x->nstates == x->scap) {
+		uint64_t ncap = x->scap * 2;
+		uint32_t *a = realloc(x->arena, ncap * (size_t)x->nw * 4);
+		uint32_t *p;
+		int16_t *vi;
+
+		if (!a)
+			return npg_xp_oom(x), UINT64_MAX;
+		x->arena = a;
+		p = realloc(x->parent, ncap * sizeof(*p));
+		if (!p)
+			return npg_xp_oom(x), UINT64_MAX;
+		x->parent = p;
+		vi = realloc(x->via, ncap * sizeof(*vi));
+		if (!vi)
+			return npg_xp_oom(x), UINT64_MAX;
+		x->via = vi;
+		x->scap = ncap;
+	}
+	memcpy(&x->arena[x->nstates * (uint64_t)x->nw], v, (size_t)x->nw * 4);
+	x->parent[x->nstates] = parent;
+	x->via[x->nstates] = (int16_t)via;
+	x->stab[i] = (uint64_t)h << 32 | (uint32_t)++x->nstates;
+	*fresh = true;
+	if (x->nstates * 2 > x->smask) {
+		uint64_t nmask = x->smask * 2 + 1;
+		uint64_t *nt = calloc(nmask + 1, sizeof(*nt));
+
+		if (!nt)
+			return npg_xp_oom(x), UINT64_MAX;
+		for (uint64_t k = 0; k <= x->smask; k++) {
+			uint64_t j;
+
+			if (!x->stab[k])
+				continue;
+			for (j = (x->stab[k] >> 32) & nmask; nt[j]; j = (j + 1) & nmask)
+				;
+			nt[j] = x->stab[k];
+		}
+		free(x->stab);
+		x->stab = nt;
+		x->smask = nmask;
+	}
+	return x->nstates - 1;
+}
