@@ -52,7 +52,7 @@ PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)
 HARDEN_SO    := $(BUILD)/libnprocguard-harden.so
 AUDIT_BIN    := $(patsubst tests/audit/%.c,$(BUILD)/tests/audit/%,$(wildcard tests/audit/*.c))
 
-.PHONY: all check test demo install clean fuzz conform deps kernels kselftest
+.PHONY: all check test demo install clean fuzz conform deps kernels kselftest seed-kernels
 
 all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO) $(AUDIT_BIN)
 
@@ -172,6 +172,13 @@ conform: $(BIN)
 # ../shared/kernels); the scenario files and 300 random scenarios each.
 kernels: $(BIN)
 	@tools/conform-kernels.sh $(abspath $(BIN))
+
+# A Linux 3.0.8 image per patch of kernel/patches/3.0.8 (the seeds' policies
+# and linux-3.1), and seed 001 verbatim, built with ../shared/kernels'
+# script, cached outside the tree by the hash of what they are built from;
+# `make kernels` then runs each against the policy its release names.
+seed-kernels:
+	@tools/seed-kernels.sh
 
 # libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds a run.
 FUZZ_SECONDS ?= 60
