@@ -32,13 +32,40 @@ int npg_policy_index(const struct npg_policy *p)
 	return -1;
 }
 
-/* By version number only: distributions' stable backports may differ. */
+/*
+ * A kernel built from one of this project's patches (kernel/patches/,
+ * tools/seed-kernels.sh) names its policy in its local version, with
+ * LOCALVERSION=-NAME: "3.0.8-kulikov-2011", "3.0.8-seed001-kulikov-2011",
+ * "3.0.8-linux-3.1". The release must end with '-' and the name of one of
+ * our policies; nothing else in a local version ("-32-amd64") names one.
+ */
+const struct npg_policy *npg_policy_named_by_release(const char *release)
+{
+	size_t n = strlen(release);
+
+	for (int i = 0; npg_policies[i]; i++) {
+		size_t k = strlen(npg_policies[i]->name);
+
+		if (n > k + 1 && release[n - k - 1] == '-' &&
+		    strcmp(release + n - k, npg_policies[i]->name) == 0)
+			return npg_policies[i];
+	}
+	return NULL;
+}
+
+/*
+ * The policy a local version names (above), else by version number only:
+ * distributions' stable backports may differ.
+ */
 const struct npg_policy *npg_policy_for_release(const char *release)
 {
+	const struct npg_policy *named = npg_policy_named_by_release(release);
 	int major = 0, minor = 0;
 
 	if (sscanf(release, "%d.%d", &major, &minor) != 2)
 		return NULL;
+	if (named)
+		return named;
 	if (major < 2 || (major == 2 && minor < 6))
 		return &npg_policy_linux_2_4;
 	if (major == 2 || (major == 3 && minor == 0))

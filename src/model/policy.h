@@ -100,8 +100,14 @@ extern const struct npg_policy *const npg_policies[];
 
 const struct npg_policy *npg_policy_find(const char *name);
 int npg_policy_index(const struct npg_policy *p);
-/* The policy that models a running kernel of release @release (uname -r). */
+/*
+ * The policy that models a running kernel of release @release (uname -r):
+ * the one its local version names, if any (npg_policy_named_by_release(),
+ * kernels built from kernel/patches/), else its version's era.
+ */
 const struct npg_policy *npg_policy_for_release(const char *release);
+/* The policy @release's local version names ("3.0.8-ow-2006"), or NULL. */
+const struct npg_policy *npg_policy_named_by_release(const char *release);
 
 /*
  * Count against limit, as the kernel compares them: an int or long count

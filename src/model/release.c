@@ -67,6 +67,7 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 		    mi == r->minor)
 			r->patch = pa;
 	}
+	/* the era of the version, or the policy the local version names */
 	r->policy = npg_policy_for_release(release);
 	if (!r->policy)
 		return -1;
@@ -118,9 +119,16 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 		r->cap_last_cap = 36;
 	else
 		r->cap_last_cap = 35;
-	if (r->rules.setresuid_noop_fastpath != era->rules.setresuid_noop_fastpath)
-		snprintf(r->why, sizeof(r->why), "%s the setresuid() no-op fast path of 659c0ce1cb9e "
-			 "(%s)", r->rules.setresuid_noop_fastpath ? "with" : "without", note);
+	/* a release built from our patches: its local version names the policy */
+	if (npg_policy_named_by_release(release))
+		snprintf(r->why, sizeof(r->why), "(named by its local version)");
+	if (r->rules.setresuid_noop_fastpath != era->rules.setresuid_noop_fastpath) {
+		size_t n = strlen(r->why);
+
+		snprintf(r->why + n, sizeof(r->why) - n, "%s%s the setresuid() no-op fast path of "
+			 "659c0ce1cb9e (%s)", n ? ", " : "",
+			 r->rules.setresuid_noop_fastpath ? "with" : "without", note);
+	}
 	if (r->rules.exec_id_changed != era->rules.exec_id_changed) {
 		size_t n = strlen(r->why);
 

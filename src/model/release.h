@@ -13,7 +13,9 @@ struct npg_policy;
 
 struct npg_release {
 	int major, minor, patch;	/* the point release, e.g. 5.10.223 */
-	const struct npg_policy *policy;	/* the era: npg_policy_for_release() */
+	/* the era, or the policy the local version names ("3.0.8-ow-2006"):
+	 * npg_policy_for_release() */
+	const struct npg_policy *policy;
 	/* the era's rules, less those younger than this release */
 	struct npg_rules rules;
 	int cap_last_cap;		/* CAP_LAST_CAP of this release */

@@ -100,6 +100,28 @@ int main(void)
 		       "linux-6: PR_CAP_AMBIENT_CLEAR_ALL succeeds");
 		npg_world_free(&w);
 	}
+	/* kernels built from kernel/patches/: the local version names the policy */
+	tap_ok(npg_release_parse(&r, "3.0.8-kulikov-2011", NULL) == 0 &&
+	       r.policy == &npg_policy_kulikov_2011 && r.patch == 8 && strstr(r.why, "local version"),
+	       "3.0.8-kulikov-2011: kulikov-2011, named by its local version");
+	tap_ok(npg_release_parse(&r, "3.0.8-seed001-kulikov-2011", NULL) == 0 &&
+	       r.policy == &npg_policy_kulikov_2011, "3.0.8-seed001-kulikov-2011: kulikov-2011");
+	tap_ok(npg_release_parse(&r, "3.0.8-ow-2006", NULL) == 0 && r.policy == &npg_policy_ow_2006,
+	       "3.0.8-ow-2006: ow-2006");
+	tap_ok(npg_release_parse(&r, "3.0.8-brown-flag-2011", NULL) == 0 &&
+	       r.policy == &npg_policy_brown_flag_2011, "3.0.8-brown-flag-2011: brown-flag-2011");
+	tap_ok(npg_release_parse(&r, "3.0.8-linux-3.1", NULL) == 0 && r.policy == &npg_policy_linux_3_1 &&
+	       !r.rules.ambient_caps && !r.rules.no_new_privs && r.rules.ptrace_seize == 0 &&
+	       !r.rules.userns_idmaps && r.cap_last_cap == 35,
+	       "3.0.8-linux-3.1: linux-3.1, with 3.0.8's release rules (no ambient set, no "
+	       "no_new_privs, no PTRACE_SEIZE, 2.6.39-3.4's namespaces, CAP_LAST_CAP 35)");
+	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && r.policy == &npg_policy_linux_2_6 &&
+	       !strstr(r.why, "local version"), "3.0.8: its era, linux-2.6");
+	tap_ok(npg_policy_named_by_release("3.0.8-mykulikov-2011") == NULL &&
+	       npg_policy_named_by_release("kulikov-2011") == NULL &&
+	       npg_policy_named_by_release("3.0.8-kulikov-2011-rc1") == NULL &&
+	       npg_policy_for_release("5.10.0-32-amd64") == &npg_policy_linux_3_1,
+	       "only a whole policy name at the end of the release names one");
 	tap_ok(npg_release_parse(&r, "garbage", NULL) < 0, "a release without a version is refused");
 	tap_ok(npg_release_parse(&r, "", "Debian 5.10.1") < 0, "an empty release is refused");
 	return tap_done();
