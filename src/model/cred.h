@@ -71,7 +71,8 @@ struct npg_exec_file {
 	 * security.capability v3 (8db6c34f1dbc, 4.14): written in a user
 	 * namespace, with the kernel uid of its root; the capabilities apply
 	 * only where @fcap_rootid is uid 0 of the caller's namespace or of an
-	 * ancestor (rootid_owns_currentns()); before 4.14 unknown: EINVAL
+	 * ancestor (rootid_owns_currentns()); before 4.14 too long for the
+	 * v2-sized read of get_vfs_caps_from_disk(): ERANGE
 	 */
 	bool fcap_v3;
 	npg_id fcap_rootid;

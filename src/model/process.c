@@ -298,10 +298,20 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		return result(NPG_R_ERRNO, -err);
 	if (f && f->missing)
 		return result(NPG_R_ERRNO, ENOENT);
-	/* get_vfs_caps_from_disk() before 4.14: an unknown revision, and
-	 * get_file_caps() fails the exec with it */
+	/*
+	 * get_vfs_caps_from_disk() before 4.14 (3.0.8, security/commoncap.c)
+	 * reads the xattr into a buffer of XATTR_CAPS_SZ, v2's 20 bytes:
+	 *	size = inode->i_op->getxattr(dentry, XATTR_NAME_CAPS, &caps,
+	 *				     XATTR_CAPS_SZ);
+	 *	...
+	 *	if (size < 0)
+	 *		return size;
+	 * and v3's 24 bytes do not fit: -ERANGE, before its revision is
+	 * looked at; get_file_caps() fails the exec with it (measured on
+	 * 3.0.8, once its guest's tmpfs could hold the xattr)
+	 */
 	if (f && f->has_fcaps && f->fcap_v3 && !f->nosuid && !w->rules.fcaps_v3)
-		return result(NPG_R_ERRNO, EINVAL);
+		return result(NPG_R_ERRNO, ERANGE);
 	/* begin_new_exec(): bprm_creds_from_file() comes before de_thread();
 	 * bprm->unsafe was set by check_unsafe_exec() before either */
 	new = task->cred;

@@ -117,6 +117,8 @@ static void test_setid_programs(void)
 	static const struct npg_exec_file newgrp = { .setgid = true, .gid = 0 };
 	static const struct npg_exec_file ping = { .has_fcaps = true, .fcap_effective = true,
 						    .fcap_permitted = NPG_CAP(13) };
+	static const struct npg_exec_file ping_v3 = { .has_fcaps = true, .fcap_effective = true,
+						       .fcap_permitted = NPG_CAP(13), .fcap_v3 = true };
 	const uint64_t kill = NPG_CAP(NPG_CAP_KILL);
 
 	fresh();
@@ -140,6 +142,15 @@ static void test_setid_programs(void)
 	w.tasks[0].cred.cap_bset = NPG_CAP_ALL & ~NPG_CAP(13);
 	tap_is(err(npg_sys_execve_file(&w, 0, &ping)), EPERM,
 	       "fE with part of fP outside the bounding set: EPERM (bprm_caps_from_vfs_caps())");
+
+	/* a v3 xattr before 4.14: 24 bytes read into v2's 20 (3.0.8, measured) */
+	fresh();
+	spawn(0, 1000, 1000, 1000, 0);
+	w.rules.fcaps_v3 = false;
+	tap_is(err(npg_sys_execve_file(&w, 0, &ping_v3)), ERANGE,
+	       "a v3 file capability before 4.14: ERANGE (get_vfs_caps_from_disk()'s getxattr())");
+	w.rules.fcaps_v3 = true;
+	tap_is(err(npg_sys_execve_file(&w, 0, &ping_v3)), 0, "... and from 4.14 on it runs");
 
 	/* securebits */
 	fresh();
