@@ -181,7 +181,8 @@ static int guest_path(const char *cwd, const char *path, char *out, size_t len)
 /* Paths the guest mounts over: a scenario there would be hidden. */
 static bool hidden_in_guest(const char *path)
 {
-	static const char *const mounts[] = { "/proc", "/sys", "/dev", "/init", "/npg-args", "/npg-env" };
+	static const char *const mounts[] = { "/proc", "/sys", "/dev", "/init", "/npg-args", "/npg-env",
+					      "/npg-tmp" };
 
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
 		size_t l = strlen(mounts[i]);

@@ -3,7 +3,7 @@
  * minimal initramfs. Built static (no loader, no libraries), so it runs on
  * any x86_64 kernel the image can boot, 3.0 included.
  *
- * It mounts /proc, /sys and /dev, runs the program named in /npg-args
+ * It mounts /proc, /sys, /dev and a tmpfs for $TMPDIR, runs the program named in /npg-args
  * (/bin/nprocguard for conform, a user's for `nprocguard guest`) with the
  * arguments there, its stdout on the second serial port and its stderr on the
  * third, reports on the fourth ("npg-guest: start RELEASE", then
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #define ARGS_FILE "/npg-args"
+#define GUEST_TMP "/npg-tmp"	/* a tmpfs: $TMPDIR of the program */
 #define ENV_FILE "/npg-env"	/* NAME=VALUE\0...: the host's test hooks */
 #define ARGS_MAX 65536
 #define ARGV_MAX 1024
@@ -162,8 +163,17 @@ int main(void)
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);	/* may fail: nodes are made below */
-	/* no tmpfs on /tmp: the root is already writable, and scenario files
-	 * may have been put under /tmp at their host paths */
+	/*
+	 * A tmpfs for the program's temporary files, $TMPDIR: the root is an
+	 * initramfs (ramfs before 3.x's tmpfs roots), which holds no extended
+	 * attributes, and conform's real backend makes its set-id and
+	 * file-capability programs there -- a tmpfs of a kernel with
+	 * CONFIG_TMPFS_XATTR holds security.capability. Not on /tmp: scenario
+	 * files may have been put under /tmp at their host paths.
+	 */
+	if ((mkdir(GUEST_TMP, 01777) == 0 || errno == EEXIST) &&
+	    mount("npg-tmp", GUEST_TMP, "tmpfs", MS_NODEV, "mode=1777") < 0)
+		rmdir(GUEST_TMP);
 	status_fd = open_port(3);
 	out = open_port(1);
 	err = open_port(2);
@@ -189,6 +199,8 @@ int main(void)
 		}
 		/* the serial ports are terminals nobody watches: no progress line */
 		setenv("NPG_PROGRESS", "0", 1);
+		if (access(GUEST_TMP, W_OK) == 0)
+			setenv("TMPDIR", GUEST_TMP, 1);
 		load_env();
 		yama_scope(getenv("NPG_GUEST_YAMA_SCOPE"));
 		execv(prog, argv);
