@@ -93,6 +93,35 @@ void npg_real_mark_group_gone(struct real_priv *r, pid_t tgid, bool keep_leader)
 	}
 }
 
+/*
+ * Before 3.4 there is no child subreaper: the zombie children of a process
+ * that exited go to init (forget_original_parent()), which reaps them when
+ * it next runs -- under load, after our next observation, which counted
+ * them still (every-async-effect.npg:43 on 3.0.8). Wait until init has
+ * reaped every zombie of the run that is its child.
+ */
+static void await_init_reaped(const struct real_priv *r)
+{
+	struct timespec pause = { 0, 200000 }, start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (!r->subreaper) {
+		bool left = false;
+
+		for (int i = 0; i < r->sc->ntasks && !left; i++) {
+			const struct real_task *t = &r->tasks[i];
+			struct npg_proc_task pt;
+
+			left = t->created && !t->gone && t->tid == t->pid &&
+			       npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z' &&
+			       pt.ppid == 1 && (t->starttime == 0 || pt.starttime == t->starttime);
+		}
+		if (!left || npg_real_answer_overdue(&start))
+			return;
+		nanosleep(&pause, NULL);
+	}
+}
+
 /* As init would: reap whatever became our child (top-level tasks, orphans) */
 void npg_real_reap_children(struct real_priv *r)
 {
@@ -110,6 +139,7 @@ void npg_real_reap_children(struct real_priv *r)
 		t->gone = true;
 		npg_real_mark_group_gone(r, pid, false);
 	}
+	await_init_reaped(r);
 }
 
 /*
