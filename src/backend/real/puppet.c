@@ -604,6 +604,16 @@ void npg_puppet_main(int sock)
 	struct rlimit no_core = { 0, 0 };
 
 	setrlimit(RLIMIT_CORE, &no_core);
+	/*
+	 * A task of the scenario has every signal at its default action, as in
+	 * the model: ow-2006's set_user() does force_sig(SIGSEGV), which runs
+	 * a handler if there is one. The sanitizer build's runtime installs
+	 * handlers for these (ASan's handle_segv, handle_sigbus, ...).
+	 */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
 	/* kept across execve(), but a traced puppet must never take it (tracer.c) */
 	if (npg_tracer_block_sigchld() < 0)
 		_exit(111);
