@@ -151,6 +151,33 @@ struct npg_result npg_real_broken(struct npg_backend *b, const char *what)
 	return (struct npg_result){ .kind = NPG_R_UNREPRODUCIBLE };
 }
 
+/*
+ * Before 3.5, ask the parent: a puppet reads its zombie child's status
+ * with waitid(WNOWAIT), which leaves the zombie to the scenario's wait.
+ * Sets t->exit_known when the parent, a task of the run, could answer.
+ */
+void npg_real_learn_exit(struct real_priv *r, struct real_task *t)
+{
+	struct npg_proc_task pt;
+
+	if (t->exit_known || t->tid != t->pid || npg_proc_read_task(t->pid, t->pid, &pt) < 0 ||
+	    pt.state != 'Z' || pt.has_exit_code)
+		return;
+	for (int i = 0; i < r->sc->ntasks; i++) {
+		struct real_task *p = &r->tasks[i];
+		struct npg_wire_msg m = { .kind = NPG_WIRE_PEEK_EXIT, .target_pid = t->pid };
+
+		if (!p->created || p->gone || !p->alive || p->sock < 0 || p->pid != pt.ppid ||
+		    p->tainted || npg_real_vfork_waiting(r, p))
+			continue;
+		if (npg_wire_send(p->sock, &m, -1) < 0 || npg_real_recv_timed(p->sock, &m, NULL) <= 0 ||
+		    m.kind != NPG_WIRE_RESULT || m.result != NPG_R_OK)
+			return;
+		t->exit_known = true;
+		t->exit_status = m.wait_status;
+		return;
+	}
+}
 
 /* A process died under a step: by which signal? */
 struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t)
@@ -160,6 +187,7 @@ struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, stru
 
 	if (npg_real_wait_process_exited(t) < 0)
 		return npg_real_broken(b, "a task that died did not exit");
+	npg_real_learn_exit(r, t);
 	bool readable = false;
 
 	if (npg_proc_read_task(t->pid, t->pid, &pt) == 0 && pt.state == 'Z' && pt.has_exit_code) {

@@ -361,7 +361,8 @@ bool npg_real_check_reproducible(struct npg_backend *b, const struct npg_stmt *s
 		struct real_task *t = &r->tasks[st->task];
 		struct npg_proc_task pt;
 
-		if (npg_proc_read_task(t->pid, t->tid, &pt) == 0 &&
+		npg_real_learn_exit(r, t);
+		if (!t->exit_known && npg_proc_read_task(t->pid, t->tid, &pt) == 0 &&
 		    (pt.state == 'Z' || pt.state == 'X') && !pt.has_exit_code) {
 			snprintf(b->reason, sizeof(b->reason), "%s", NPG_REAL_EXIT_UNKNOWABLE);
 			return false;

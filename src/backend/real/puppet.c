@@ -556,6 +556,29 @@ static void run(int sock, bool thread, const struct npg_wire_msg *m, int fd,
  * stops and exits come as SIGCHLD, which is blocked (tracer.c), and a
  * signalfd would serve one thread of a process of several tracers.
  */
+/*
+ * How our child @pid ended, for a kernel whose /proc does not say (before
+ * 3.5): waitid(WNOWAIT) reads a zombie's status and leaves it a zombie,
+ * for the scenario's own wait. Any thread of the parent may ask: do_wait()
+ * looks at the children of every thread of the group. The answer is a
+ * wait status; ECHILD if it is no zombie child of ours.
+ */
+static void peek_exit(int sock, pid_t pid)
+{
+	siginfo_t si = { 0 };
+	int status;
+
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT | WNOHANG) < 0 || si.si_pid != pid) {
+		send_result(sock, NPG_R_ERRNO, ECHILD, 0);
+		return;
+	}
+	if (si.si_code == CLD_EXITED)
+		status = (si.si_status & 0xff) << 8;
+	else
+		status = (si.si_status & 0x7f) | (si.si_code == CLD_DUMPED ? 0x80 : 0);
+	send_result(sock, NPG_R_OK, 0, status);
+}
+
 static int await_command(int sock, struct npg_tracees *tr)
 {
 	struct pollfd p = { .fd = sock, .events = POLLIN };
@@ -587,6 +610,10 @@ static void serve(int sock, bool thread, bool inherit)
 		if (m.kind == NPG_WIRE_DUMPABLE) {
 			/* the mm's, whichever thread asks */
 			send_result(sock, NPG_R_OK, prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+			continue;
+		}
+		if (m.kind == NPG_WIRE_PEEK_EXIT) {
+			peek_exit(sock, (pid_t)m.target_pid);
 			continue;
 		}
 		if (m.kind != NPG_WIRE_CMD) {

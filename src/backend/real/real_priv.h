@@ -177,11 +177,13 @@ int npg_real_task_ns(const struct real_priv *r, const struct real_task *t);
 
 /*
  * A zombie's wait status is field 52 of its stat from 3.5 on; before, only
- * its parent learns it by reaping, and the parent of a forked task is a
- * puppet, which keeps its zombies as the scenario has it.
+ * its parent can read it, and the parent of a forked task is a puppet,
+ * which keeps its zombies as the scenario has it: it is asked with
+ * waitid(WNOWAIT) (npg_real_learn_exit()). Unknowable when no puppet of
+ * the run is its parent any more (init's orphan, which init reaps).
  */
 #define NPG_REAL_EXIT_UNKNOWABLE "how the process ended: this kernel's /proc/PID/stat has no exit " \
-			"code (3.5+), and its parent is a task of the scenario, not the controller"
+			"code (3.5+), and its parent is no task of the run that can say"
 
 /* One answer from a puppet within ANSWER_TIMEOUT_MS: 1, 0 on EOF, -1 (ETIMEDOUT) */
 int npg_real_recv_timed(int sock, struct npg_wire_msg *m, int *fd);
@@ -214,5 +216,7 @@ struct npg_result npg_real_diverge(struct npg_backend *b, struct real_priv *r,
 struct npg_result npg_real_broken(struct npg_backend *b, const char *what);
 /* A process died under a step: its signal, or dead */
 struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t);
+/* Before 3.5: a zombie's wait status from its parent puppet (waitid(WNOWAIT)), if it can say */
+void npg_real_learn_exit(struct real_priv *r, struct real_task *t);
 
 #endif

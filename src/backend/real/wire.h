@@ -19,6 +19,8 @@ enum npg_wire_kind {
 	NPG_WIRE_RESULT,	/* puppet -> controller: the op's result */
 	NPG_WIRE_HELLO,		/* a new puppet (fork, thread, or after execve) */
 	NPG_WIRE_DUMPABLE,	/* controller -> puppet: what PR_GET_DUMPABLE says (a RESULT) */
+	NPG_WIRE_PEEK_EXIT,	/* controller -> puppet: how its child target_pid ended,
+				 * left a zombie (waitid(WNOWAIT); a RESULT, wait_status) */
 };
 
 struct npg_wire_msg {
