@@ -5,7 +5,10 @@
 # ../shared/kernels next to the repository, when it exists), run the
 # scenario files and $NPG_RANDOM random scenarios (seed $NPG_SEED) with
 # `nprocguard conform --kernel`, the model picked from the guest's release,
-# and print one table. $NPG_JOBS guests at a time (default 1; TCG uses one
+# and print one table. The images `make seed-kernels` built (3.0.8 with the
+# patches of kernel/patches/3.0.8, and seed 001 verbatim) are run too, each
+# with the policy its release names (NPG_SEED_KERNELS=0 skips them); they
+# are never built here. $NPG_JOBS guests at a time (default 1; TCG uses one
 # host core per guest). Logs of every run stay in $NPG_KERNEL_LOGS
 # (default build/kernels). NPG_DEBIAN=0 skips the Debian images.
 #
@@ -79,6 +82,12 @@ if [ -n "$kernels" ]; then
 $f" ;;
 		esac
 	done
+fi
+if [ "${NPG_SEED_KERNELS:-1}" != 0 ]; then
+	seeds=$("$here/tools/seed-kernels.sh" --list) || exit 2
+	[ -n "$seeds" ] || echo "conform-kernels: no seed kernel built (make seed-kernels)" >&2
+	images="$images
+$seeds"
 fi
 [ -n "$images" ] || { echo "conform-kernels: no kernel images" >&2; exit 2; }
 
