@@ -224,6 +224,8 @@ int npg_tracer_of(const struct npg_world *w, int t);
 bool npg_ptrace_unsafe(const struct npg_world *w, int t, int ns);
 /* set_dumpable() on @t's mm: every task sharing it */
 void npg_set_dumpable(struct npg_world *w, int t, int value);
+/* The leader of the process whose mm @t uses (a vfork() child: its parent's) */
+int npg_mm_owner(const struct npg_world *w, int t);
 /* commit_creds(): "dumpability changes" when @new differs from @old */
 void npg_commit_creds_dumpable(struct npg_world *w, int t, const struct npg_cred *old,
 			       const struct npg_cred *new);

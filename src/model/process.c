@@ -198,9 +198,58 @@ static void group_exit(struct npg_world *w, int leader, int code, int sig)
 		release_task(w, &w->tasks[leader]);
 }
 
+/* Is a thread of process @leader asleep in vfork()? */
+static bool process_vfork_waiting(const struct npg_world *w, int leader)
+{
+	for (int i = 0; i < w->ntasks; i++)
+		if (w->tasks[i].leader == leader && npg_vfork_waiting(w, i))
+			return true;
+	return false;
+}
+
+/* sig_kernel_coredump(): the signals whose default action dumps core */
+static bool coredump_signal(int sig)
+{
+	switch (sig) {
+	case SIGQUIT: case SIGILL: case SIGTRAP: case SIGABRT: case SIGBUS:
+	case SIGFPE: case SIGSEGV: case SIGXCPU: case SIGXFSZ: case SIGSYS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A fatal signal at its default action. One that dumps core, in a dumpable
+ * mm (do_coredump(): "if (!__get_dumpable(cprm.mm_flags)) goto fail;"
+ * comes first), kills before 5.16 every process using that mm, in
+ * coredump_wait() -> zap_threads() (3.0.8, fs/exec.c):
+ *	for_each_process(g) { ... if (p->mm == mm) nr += zap_process(p, exit_code); }
+ * zap_process() gives each the dumping signal as group_exit_code, so it
+ * dies of that signal too: a vfork() child's parent, asleep in vfork()
+ * (coredump_wait() completes its vfork_done first), and any vfork()
+ * ancestor sharing the mm. Whatever RLIMIT_CORE is: the dump itself fails
+ * later. Measured on 3.0.8-ow-2006 (vfork-posix-spawn.npg: the parent of
+ * a vfork() child killed at its setuid() died of SIGSEGV). 0258b5fd7c71
+ * (5.16) kills the dumping thread group alone.
+ */
 void npg_task_kill(struct npg_world *w, int t, int sig)
 {
+	int mm = npg_mm_owner(w, t);
+	bool zap = coredump_signal(sig) && w->tasks[t].dumpable && !w->rules.coredump_one_group;
+
 	group_exit(w, w->tasks[t].leader, 0, sig);
+	/* the other users of the mm, from the bottom of the vfork() chain up:
+	 * a process sharing it is found through its live vfork() ancestors */
+	for (int victim = 0; zap && victim >= 0;) {
+		victim = -1;
+		for (int i = 0; i < w->ntasks && victim < 0; i++)
+			if (w->tasks[i].leader == i && npg_alive(&w->tasks[i]) &&
+			    npg_mm_owner(w, i) == mm && !process_vfork_waiting(w, i))
+				victim = i;
+		if (victim >= 0)
+			group_exit(w, victim, 0, sig);
+	}
 }
 
 /* exit: a thread leaves alone (SYS_exit); a group leader takes the group (exit_group) */

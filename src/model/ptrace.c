@@ -24,7 +24,7 @@ static struct npg_result result(enum npg_result_kind kind, long value)
 
 /* The leader of the process whose mm @t uses: a vfork() child shares its
  * parent's until it execs or exits (CLONE_VM) */
-static int mm_owner(const struct npg_world *w, int t)
+int npg_mm_owner(const struct npg_world *w, int t)
 {
 	int x = w->tasks[t].leader;
 
@@ -36,10 +36,10 @@ static int mm_owner(const struct npg_world *w, int t)
 
 void npg_set_dumpable(struct npg_world *w, int t, int value)
 {
-	int mm = mm_owner(w, t);
+	int mm = npg_mm_owner(w, t);
 
 	for (int i = 0; i < w->ntasks; i++)
-		if (i == t || (npg_alive(&w->tasks[i]) && mm_owner(w, i) == mm))
+		if (i == t || (npg_alive(&w->tasks[i]) && npg_mm_owner(w, i) == mm))
 			w->tasks[i].dumpable = value;
 }
 

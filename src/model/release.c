@@ -94,6 +94,9 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 				   (r->major > 3 || (r->major == 3 && r->minor >= 19));
 	r->rules.userns_map_root_setfcap = era->rules.userns_map_root_setfcap &&
 				     (r->major > 5 || (r->major == 5 && r->minor >= 12));
+	/* a core dump kills its thread group alone from 5.16 (0258b5fd7c71) */
+	r->rules.coredump_one_group = era->rules.coredump_one_group &&
+				      (r->major > 5 || (r->major == 5 && r->minor >= 16));
 	/* user.max_user_namespaces in 4.9 (b376c3e1b6ec) */
 	r->rules.userns_max_sysctl = era->rules.userns_max_sysctl &&
 			       (r->major > 4 || (r->major == 4 && r->minor >= 9));

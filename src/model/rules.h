@@ -49,6 +49,13 @@ struct npg_rules {
 	 * user_structs, ids with no mapping (userns.h)
 	 */
 	bool userns_idmaps;
+	/*
+	 * A core-dumping signal kills its thread group alone (0258b5fd7c71,
+	 * "coredump: Limit coredumps to a single thread group", 5.16); before,
+	 * zap_threads() killed every process using the same mm -- a vfork()
+	 * child's parent with it
+	 */
+	bool coredump_one_group;
 };
 
 #endif

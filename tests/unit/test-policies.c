@@ -227,6 +227,33 @@ static void test_vfork_release(const char *name)
 	npg_world_free(&w);
 }
 
+/*
+ * ow-2006: a vfork() child killed at its setuid() by SIGSEGV, a core-dumping
+ * signal: before 5.16 zap_threads() kills every process of the mm, its
+ * parent asleep in vfork() too, with the same signal -- unless the mm is
+ * not dumpable (do_coredump() gives up first); from 5.16 (0258b5fd7c71)
+ * the child's group alone
+ */
+static void test_coredump_zaps_mm(int dumpable, bool one_group, bool parent_dies)
+{
+	struct npg_world w;
+	struct npg_cred root = cred_of(0, NPG_CAP_ALL);
+
+	npg_world_init(&w, P("ow-2006"), 4);
+	npg_task_spawn(&w, 0, &root, 100, 100);
+	w.rules.coredump_one_group = one_group;
+	npg_set_dumpable(&w, 0, dumpable);
+	npg_sys_vfork(&w, 0, 1);
+	w.tasks[1].nproc_cur = w.tasks[1].nproc_max = L;
+	npg_count_add(&w, WWW, L);
+	tap_is(code(npg_sys_setuid(&w, 1, false, WWW)), KILL, "ow-2006: the vfork() child's setuid kills it");
+	tap_ok(npg_alive(&w.tasks[0]) == !parent_dies &&
+	       (!parent_dies || w.tasks[0].exit_signal == SIGSEGV),
+	       "ow-2006, mm dumpable %d, %s: the parent asleep in vfork() %s", dumpable,
+	       one_group ? "5.16+" : "before 5.16", parent_dies ? "dies of SIGSEGV too" : "lives");
+	npg_world_free(&w);
+}
+
 static void test_fork_clears_flag(const char *name, bool parent_cleared)
 {
 	struct npg_world w;
@@ -323,6 +350,11 @@ int main(void)
 		       "linux-2.6: glibc setuid that fails on the caller only: killed SIGABRT");
 		npg_world_free(&w);
 	}
+
+	test_coredump_zaps_mm(1, false, true);
+	test_coredump_zaps_mm(2, false, true);
+	test_coredump_zaps_mm(0, false, false);
+	test_coredump_zaps_mm(1, true, false);
 
 	test_fork_clears_flag("brown-flag-2011", false);
 	test_fork_clears_flag("linux-3.1", true);

@@ -100,6 +100,12 @@ int main(void)
 		       "linux-6: PR_CAP_AMBIENT_CLEAR_ALL succeeds");
 		npg_world_free(&w);
 	}
+	tap_ok(npg_release_parse(&r, "5.15.24", NULL) == 0 && !r.rules.coredump_one_group &&
+	       npg_release_parse(&r, "5.16.0", NULL) == 0 && r.rules.coredump_one_group &&
+	       npg_release_parse(&r, "5.10.0-32-amd64", NULL) == 0 && !r.rules.coredump_one_group &&
+	       npg_release_parse(&r, "6.1.0", NULL) == 0 && r.rules.coredump_one_group,
+	       "a core dump kills its thread group alone from 5.16 (0258b5fd7c71), every "
+	       "process of its mm before");
 	/* kernels built from kernel/patches/: the local version names the policy */
 	tap_ok(npg_release_parse(&r, "3.0.8-kulikov-2011", NULL) == 0 &&
 	       r.policy == &npg_policy_kulikov_2011 && r.patch == 8 && strstr(r.why, "local version"),

@@ -84,5 +84,8 @@ const struct npg_policy npg_policy_linux_5_14 = {
 	.set_cred_ucounts = set_cred_ucounts,
 	.execve = execve,
 	NPG_RULES_SINCE_LINUX_3_1,
+	/* 5.16 (0258b5fd7c71) kills only the dumping thread group; 5.14 and
+	 * 5.15 every process of its mm (model/release.c) */
+	.rules.coredump_one_group = true,
 	.ucounts = true,
 };

@@ -103,6 +103,9 @@ const struct npg_policy npg_policy_linux_6 = {
 	/* on the 6.18 kernel conform runs on (scenarios/regression/no-new-privs.npg);
 	 * before 6.17 the release decides (model/release.c) */
 	.rules.exec_id_changed = true,
+	/* fs/coredump.c zap_threads() kills the dumping thread group alone
+	 * (0258b5fd7c71, 5.16) */
+	.rules.coredump_one_group = true,
 	.ucounts = true,
 	.userns_root_unlimited = true,
 };
