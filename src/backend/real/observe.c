@@ -367,6 +367,12 @@ bool npg_real_check_reproducible(struct npg_backend *b, const struct npg_stmt *s
 			snprintf(b->reason, sizeof(b->reason), "%s", NPG_REAL_EXIT_UNKNOWABLE);
 			return false;
 		}
+		/* reaped by init, before 3.4 (no subreaper): nobody of the run saw how */
+		if (!t->exit_known && npg_proc_read_task(t->pid, t->tid, &pt) < 0) {
+			snprintf(b->reason, sizeof(b->reason), "how the process ended: init reaped it "
+				 "(no child subreaper before 3.4), and nothing of the run saw its status");
+			return false;
+		}
 	}
 	if ((st->check == NPG_CHECK_TRACER || st->check == NPG_CHECK_DUMPABLE) &&
 	    !tracing_observable(r, st, b->reason, sizeof(b->reason)))
