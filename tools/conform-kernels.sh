@@ -10,7 +10,9 @@
 # with the policy its release names (NPG_SEED_KERNELS=0 skips them); they
 # are never built here. $NPG_JOBS guests at a time (default 1; TCG uses one
 # host core per guest). Logs of every run stay in $NPG_KERNEL_LOGS
-# (default build/kernels). NPG_DEBIAN=0 skips the Debian images.
+# (default build/kernels). NPG_DEBIAN=0 skips the Debian images and
+# NPG_KERNELS=none the directory of images: `NPG_DEBIAN=0 NPG_KERNELS=none
+# make kernels` is the seed images' table alone.
 #
 # Usage: tools/conform-kernels.sh NPROCGUARD
 # Exit status: 0 no difference anywhere, 1 a difference, 2 a run gave no result.
@@ -23,7 +25,9 @@ seed=${NPG_SEED:-1}
 jobs=${NPG_JOBS:-1}
 logs=${NPG_KERNEL_LOGS:-$here/build/kernels}
 kernels=${NPG_KERNELS:-}
-if [ -z "$kernels" ] && [ -d "$here/../shared/kernels" ]; then
+if [ "$kernels" = none ]; then
+	kernels=""
+elif [ -z "$kernels" ] && [ -d "$here/../shared/kernels" ]; then
 	kernels=$(cd "$here/../shared/kernels" && pwd)
 fi
 
