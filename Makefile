@@ -31,7 +31,7 @@ endif
 
 LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*.c \
                src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c \
-               src/tools/*.c src/tools/audit/*.c src/tools/explain/*.c src/tools/metrics/*.c src/privdrop/*.c \
+               src/tools/*/*.c src/privdrop/*.c \
                src/system/*.c \
                src/guest/*.c src/explore/*.c src/compare/*.c src/export/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))

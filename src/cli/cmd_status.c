@@ -1,14 +1,15 @@
 /*
  * nprocguard status: how close each user is to RLIMIT_NPROC, as the
  * kernel counts (threads and zombies included, by real uid), and which
- * tasks carry PF_NPROC_EXCEEDED and will fail their next execve().
+ * tasks carry PF_NPROC_EXCEEDED and will fail their next execve(). The
+ * options, the columns and the printing; what is read, summed and
+ * checked is src/tools/status/.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <libsmartcols.h>
 #include <limits.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,8 @@
 #include "system/procscan.h"
 #include "system/taskiter.h"
 #include "system/usernames.h"
-#include "tools/explain/explain.h"
 #include "tools/metrics/prometheus.h"
+#include "tools/status/status.h"
 
 enum { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL_ZOMBIES, COL_NPROC, COL_NPROC_MAX,
        COL_HEADROOM, COL_FLAGGED, COL_KCOUNT, COL_EXEMPT, NUSERCOLS };
@@ -85,12 +86,6 @@ static const int user_default[] = { COL_UID, COL_USER, COL_TASKS, COL_PROCS, COL
 				    COL_NPROC, COL_HEADROOM, COL_FLAGGED };
 static const int task_default[] = { TCOL_PID, TCOL_TID, TCOL_USER, TCOL_COMM, TCOL_STATE,
 				    TCOL_FLAGGED, TCOL_NPROC };
-
-struct user_row {
-	struct npg_scan_user u;	/* npg_scan_users(): counts and limits */
-	bool shown;		/* selected by --user (or no --user) */
-	char name[64];		/* looked up only if a column or message needs it */
-};
 
 static void usage(void)
 {
@@ -171,21 +166,6 @@ static int parse_columns(const char *arg, const struct colinfo *cols, int ncols,
 	return 0;
 }
 
-/* The shown rows' names, from @names once every lookup is done */
-static void name_rows(struct npg_usernames *names, struct user_row *rows, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].shown)
-			npg_usernames_want(names, rows[i].u.uid);
-	npg_usernames_finish(names);
-	for (size_t i = 0; i < n; i++) {
-		const char *name = npg_usernames_get(names, rows[i].u.uid);
-
-		if (rows[i].shown && name)
-			snprintf(rows[i].name, sizeof(rows[i].name), "%s", name);
-	}
-}
-
 static bool json_output;	/* JSON has no words in number columns: null instead */
 
 /* NULL (JSON null) for unlimited in JSON */
@@ -220,59 +200,11 @@ static int parse_user(const char *arg, uint32_t *uid)
 	return -1;
 }
 
-static bool wanted(uint32_t uid, const uint32_t *users, int nusers)
-{
-	if (nusers == 0)
-		return true;
-	for (int i = 0; i < nusers; i++)
-		if (users[i] == uid)
-			return true;
-	return false;
-}
-
-static int cmp_uid(const void *a, const void *b)
-{
-	const struct user_row *x = a, *y = b;
-
-	return x->u.uid < y->u.uid ? -1 : x->u.uid > y->u.uid;
-}
-
-/* One row per real uid, sorted by uid; NULL on ENOMEM. */
-static struct user_row *aggregate(const struct npg_scan *s, const uint32_t *users, int nusers,
-				  size_t *nrows)
-{
-	struct npg_scan_user *u;
-	struct user_row *rows;
-	size_t n;
-
-	if (npg_scan_users(s, &u, &n) < 0)
-		return NULL;
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	for (size_t i = 0; rows && i < n; i++) {
-		rows[i].u = u[i];
-		rows[i].shown = wanted(u[i].uid, users, nusers);
-	}
-	free(u);
-	*nrows = n;
-	return rows;
-}
-
-/* Not at risk: root's ucounts, or every live task holds CAP_SYS_RESOURCE/CAP_SYS_ADMIN */
-static bool exempt(const struct user_row *r)
-{
-	return npg_scan_user_exempt(&r->u);
-}
-
-static long long headroom(const struct user_row *r)
-{
-	return r->u.nproc_min == UINT64_MAX ? LLONG_MAX : (long long)r->u.nproc_min - r->u.tasks;
-}
-
 static int sort_col;
 
 static int cmp_rows(const void *a, const void *b)
 {
-	const struct user_row *x = a, *y = b;
+	const struct npg_status_user *x = a, *y = b;
 	long long vx, vy;
 
 	switch (sort_col) {
@@ -282,18 +214,18 @@ static int cmp_rows(const void *a, const void *b)
 	case COL_PROCS: vx = x->u.procs, vy = y->u.procs; break;
 	case COL_ZOMBIES: vx = x->u.zombies, vy = y->u.zombies; break;
 	case COL_FLAGGED: vx = x->u.flagged, vy = y->u.flagged; break;
-	case COL_EXEMPT: vx = exempt(x), vy = exempt(y); break;
+	case COL_EXEMPT: vx = npg_status_exempt(x), vy = npg_status_exempt(y); break;
 	case COL_KCOUNT: vx = x->u.kernel_count, vy = y->u.kernel_count; break;
 	case COL_NPROC: return x->u.nproc_min < y->u.nproc_min ? -1 : x->u.nproc_min > y->u.nproc_min;
 	case COL_NPROC_MAX: return x->u.nproc_max < y->u.nproc_max ? -1 : x->u.nproc_max > y->u.nproc_max;
-	case COL_HEADROOM: vx = headroom(x), vy = headroom(y); break;
+	case COL_HEADROOM: vx = npg_status_headroom(x), vy = npg_status_headroom(y); break;
 	default: vx = x->u.uid, vy = y->u.uid; break;
 	}
 	return vx < vy ? -1 : vx > vy;
 }
 
 /* NULL: no value (JSON null, an empty cell) */
-static const char *user_cell(const struct user_row *r, int col, char *buf, size_t len)
+static const char *user_cell(const struct npg_status_user *r, int col, char *buf, size_t len)
 {
 	long long h;
 
@@ -311,12 +243,12 @@ static const char *user_cell(const struct user_row *r, int col, char *buf, size_
 	case COL_FLAGGED: snprintf(buf, len, "%ld", r->u.flagged); break;
 	case COL_NPROC: return limit_text(r->u.nproc_min, buf, len);
 	case COL_NPROC_MAX: return limit_text(r->u.nproc_max, buf, len);
-	case COL_EXEMPT: snprintf(buf, len, "%d", exempt(r)); break;
+	case COL_EXEMPT: snprintf(buf, len, "%d", npg_status_exempt(r)); break;
 	case COL_HEADROOM:
-		h = headroom(r);
-		if (json_output && (exempt(r) || h == LLONG_MAX))
+		h = npg_status_headroom(r);
+		if (json_output && (npg_status_exempt(r) || h == LLONG_MAX))
 			return NULL;
-		if (exempt(r))
+		if (npg_status_exempt(r))
 			snprintf(buf, len, "exempt");
 		else if (h == LLONG_MAX)
 			snprintf(buf, len, "unlimited");
@@ -355,21 +287,16 @@ static int add_columns(struct libscols_table *tb, const struct colinfo *cols, co
 }
 
 /*
- * One finding of --check: a line of text, or with -J an object of the
- * "check" array: kind ("user", "exempt" or "task"), uid, tid (null for a
- * user), and the sentence.
+ * --check's findings: a line of text each, or with -J an object of the
+ * "check" array: kind ("user", "exempt", "refused", "machine" or "task"),
+ * uid, tid (null for a user), and the sentence.
  */
-static struct libscols_table *check_json;
-
-static void finding(const char *kind, uint32_t uid, pid_t tid, const char *fmt, ...)
+static void print_finding(void *ctx, const char *kind, uint32_t uid, pid_t tid, const char *text)
 {
+	struct libscols_table *check_json = ctx;
 	struct libscols_line *ln;
-	char text[1400], num[32];
-	va_list ap;
+	char num[32];
 
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
 	if (!check_json) {
 		printf("%s\n", text);
 		return;
@@ -386,15 +313,15 @@ static void finding(const char *kind, uint32_t uid, pid_t tid, const char *fmt, 
 }
 
 /* --check: problems on stdout, one line each (or JSON); 1 if any */
-static int check(struct user_row *rows, size_t n, const struct npg_scan *s, double percent,
+static int check(struct npg_status_user *rows, size_t n, const struct npg_scan *s, double percent,
 		 const uint32_t *users, int nusers, bool json)
 {
 	static const struct { const char *name; int type; } cols[] = {
 		{ "kind", SCOLS_JSON_STRING }, { "uid", SCOLS_JSON_NUMBER },
 		{ "tid", SCOLS_JSON_NUMBER }, { "message", SCOLS_JSON_STRING },
 	};
-	int found = 0;
-	char cause[1100];
+	struct libscols_table *check_json = NULL;
+	int found;
 
 	if (json) {
 		check_json = new_table(true, false, false, "check");
@@ -405,53 +332,10 @@ static int check(struct user_row *rows, size_t n, const struct npg_scan *s, doub
 				scols_column_set_json_type(cl, cols[i].type);
 		}
 	}
-
-	for (size_t i = 0; i < n; i++) {
-		struct user_row *r = &rows[i];
-
-		if (!r->shown)
-			continue;
-		if (r->u.nproc_min != UINT64_MAX && r->u.nproc_min > 0 &&
-		    (double)r->u.tasks * 100.0 >= percent * (double)r->u.nproc_min) {
-			npg_user_name(r->u.uid, r->name, sizeof(r->name));
-			/* copy_process() skips the limit for these: said, not alarmed */
-			finding(exempt(r) ? "exempt" : "user", r->u.uid, 0,
-				"user %s (uid %u): %ld tasks, %.0f%% of RLIMIT_NPROC %llu%s%s", r->name,
-				r->u.uid, r->u.tasks, (double)r->u.tasks * 100.0 / (double)r->u.nproc_min,
-				(unsigned long long)r->u.nproc_min,
-				exempt(r) ? "; not at risk: copy_process() exempts " : "",
-				!exempt(r) ? "" : r->u.uid == 0 ? "root"
-				: "its tasks (CAP_SYS_RESOURCE or CAP_SYS_ADMIN)");
-			found |= !exempt(r);
-			/* at the limit: the same sentence as `nprocguard explain --pid` */
-			if (!exempt(r) && r->u.nproc_pid > 0 &&
-			    npg_explain_cause(r->u.nproc_pid, NPG_EXPLAIN_FORK, cause, sizeof(cause)) == 1)
-				finding("refused", r->u.uid, r->u.nproc_pid, "pid %d: fork fails with EAGAIN: %s",
-					(int)r->u.nproc_pid, cause);
-		}
-	}
-	/* the machine's limits (threads-max, pid_max, our pids cgroup), as explain walks them */
-	if (npg_explain_cause(getpid(), NPG_EXPLAIN_FORK, cause, sizeof(cause)) == 1) {
-		finding("machine", (uint32_t)getuid(), 0, "a fork here fails with EAGAIN: %s", cause);
-		found = 1;
-	}
-	for (size_t i = 0; i < s->ntasks; i++) {
-		const struct npg_scan_task *t = &s->tasks[i];
-
-		if (!t->flagged || !wanted(t->ruid, users, nusers))
-			continue;
-		finding("task", t->ruid, t->tid, "task %d (%s, uid %u) has PF_NPROC_EXCEEDED: its next "
-			"execve() fails with EAGAIN while the user is over RLIMIT_NPROC", (int)t->tid,
-			t->comm, t->ruid);
-		if (npg_explain_cause(t->pid, NPG_EXPLAIN_EXECVE, cause, sizeof(cause)) == 1)
-			finding("refused", t->ruid, t->tid, "pid %d: execve fails with EAGAIN: %s",
-				(int)t->pid, cause);
-		found = 1;
-	}
+	found = npg_status_check(rows, n, s, percent, users, nusers, print_finding, check_json);
 	if (check_json) {
 		scols_print_table(check_json);
 		scols_unref_table(check_json);
-		check_json = NULL;
 	}
 	return found;
 }
@@ -473,7 +357,7 @@ static int print_table(struct libscols_table *tb, bool json, bool noheadings)
 	return 0;
 }
 
-static int print_users(struct user_row *rows, size_t n, const int *cols, int ncols, bool json,
+static int print_users(struct npg_status_user *rows, size_t n, const int *cols, int ncols, bool json,
 		       bool raw, bool noheadings)
 {
 	struct libscols_table *tb = new_table(json, raw, noheadings, "users");
@@ -501,13 +385,12 @@ static int print_users(struct user_row *rows, size_t n, const int *cols, int nco
 	return rc;
 }
 
-static const struct user_row *task_rows;	/* for the task sort by USER */
+static const struct npg_status_user *task_rows;	/* for the task sort by USER */
 static size_t task_nrows;
 
 static const char *task_user(uint32_t uid)
 {
-	struct user_row key = { .u.uid = uid };
-	const struct user_row *r = bsearch(&key, task_rows, task_nrows, sizeof(*task_rows), cmp_uid);
+	const struct npg_status_user *r = npg_status_find(task_rows, task_nrows, uid);
 
 	return r ? r->name : "";
 }
@@ -533,7 +416,7 @@ static int cmp_tasks(const void *a, const void *b)
 }
 
 /* @rows sorted by uid: the names come from there */
-static int print_tasks(struct npg_scan *s, const struct user_row *rows, size_t nrows,
+static int print_tasks(struct npg_scan *s, const struct npg_status_user *rows, size_t nrows,
 		       const int *cols, int ncols, bool json, bool raw, bool noheadings,
 		       const uint32_t *users, int nusers)
 {
@@ -551,7 +434,7 @@ static int print_tasks(struct npg_scan *s, const struct user_row *rows, size_t n
 		const struct npg_scan_task *t = &s->tasks[i];
 		struct libscols_line *ln;
 
-		if (!wanted(t->ruid, users, nusers))
+		if (!npg_status_wanted(t->ruid, users, nusers))
 			continue;
 		ln = scols_table_new_line(tb, NULL);
 		if (!ln)
@@ -563,9 +446,7 @@ static int print_tasks(struct npg_scan *s, const struct user_row *rows, size_t n
 			case TCOL_PID: snprintf(buf, sizeof(buf), "%d", (int)t->pid); break;
 			case TCOL_TID: snprintf(buf, sizeof(buf), "%d", (int)t->tid); break;
 			case TCOL_USER: {
-				struct user_row key = { .u.uid = t->ruid };
-				const struct user_row *r = bsearch(&key, rows, nrows, sizeof(*rows),
-								   cmp_uid);
+				const struct npg_status_user *r = npg_status_find(rows, nrows, t->ruid);
 
 				cell = r ? r->name : NULL;
 				break;
@@ -636,58 +517,6 @@ static int pin_action(bool pin)
 }
 
 /*
- * auto: the pinned iterator if there is one we may read; as root, one
- * loaded for the occasion; else /proc. (A pin spares the load: --help and
- * the man page say so, not every run.) Something pinned that is not
- * ours, or in a directory another user controls, is an error in every
- * mode: falling back to /proc would hide the tampering.
- */
-static int scan_tasks(struct npg_scan *scan, const char *source, bool want_limits, bool *partial)
-{
-	const char *pin = npg_taskiter_pin_path(), *why = NULL;
-	bool debug = getenv("NPROCGUARD_DEBUG") != NULL;
-	int rc;
-
-	/* as root with no pin, loading the iterator (~80 ms) still beats /proc on a busy machine */
-	bool may_load = strcmp(source, "bpf") == 0 || (strcmp(source, "auto") == 0 && geteuid() == 0);
-
-	if (strcmp(source, "proc") != 0 && (may_load || npg_taskiter_pinned(pin))) {
-		rc = npg_taskiter_scan(scan, pin, may_load, &why);
-		if (rc == 0) {
-			if (debug)
-				fprintf(stderr, "nprocguard status: %zu tasks from the BPF iterator%s, "
-					"%zu processes it did not show read from /proc\n",
-					scan->ntasks, npg_taskiter_pinned(pin) ? " (pinned)" : "",
-					scan->from_proc);
-			return 0;
-		}
-		if (rc == -2 || strcmp(source, "bpf") == 0) {
-			fprintf(stderr, "nprocguard status: %s: %s\n", pin, why);
-			return -1;
-		}
-		/* a pin root keeps to itself is no news to other users, nor is a
-		   kernel where root cannot load the iterator */
-		if (debug || (npg_taskiter_pinned(pin) && errno != EACCES && errno != EPERM))
-			fprintf(stderr, "nprocguard status: %s: %s; reading /proc instead\n", why,
-				strerror(errno));
-	}
-	if (npg_scan_tasks_opt(scan, want_limits) < 0) {
-		fprintf(stderr, "nprocguard status: cannot read /proc: %s\n", strerror(errno));
-		return -1;
-	}
-	/* a silent partial answer would read as "all is well" */
-	if (npg_proc_hides_tasks()) {
-		*partial = true;
-		fprintf(stderr, "nprocguard status: /proc is mounted with hidepid and hides other "
-			"users' processes: this view has %zu of the system's %ld tasks "
-			"(/proc/loadavg); the figures are partial\n", scan->ntasks, npg_system_tasks());
-	}
-	if (debug)
-		fprintf(stderr, "nprocguard status: %zu tasks from /proc\n", scan->ntasks);
-	return 0;
-}
-
-/*
  * --format prometheus: every user's figures and every limited pids cgroup
  * in the node_exporter textfile format, written atomically to @path.
  */
@@ -701,7 +530,7 @@ static int write_metrics(const char *source, const char *path)
 	int rc;
 
 	memset(&scan, 0, sizeof(scan));
-	if (scan_tasks(&scan, source, true, &partial) < 0)
+	if (npg_status_scan(&scan, source, true, &partial) < 0)
 		return NPG_EXIT_USAGE;
 	rc = npg_scan_users(&scan, &users, &n);
 	npg_scan_free(&scan);
@@ -748,7 +577,7 @@ int npg_cmd_status(int argc, char **argv)
 	double percent = -1;	/* --check: 0 to 1000 */
 	struct npg_scan scan;
 	struct npg_usernames *names = NULL;
-	struct user_row *rows;
+	struct npg_status_user *rows;
 	size_t nrows = 0;
 	char *end;
 
@@ -856,12 +685,12 @@ int npg_cmd_status(int argc, char **argv)
 		if (nusers == 0)
 			scan.names = names;
 	}
-	if (scan_tasks(&scan, source, needs_limits(tasks, cols, ncols, percent >= 0, sort_col),
+	if (npg_status_scan(&scan, source, needs_limits(tasks, cols, ncols, percent >= 0, sort_col),
 		       &partial) < 0) {
 		npg_usernames_free(names);
 		return NPG_EXIT_USAGE;
 	}
-	rows = aggregate(&scan, users, nusers, &nrows);
+	rows = npg_status_users(&scan, users, nusers, &nrows);
 	if (!rows && scan.ntasks) {
 		npg_scan_free(&scan);
 		npg_usernames_free(names);
@@ -871,7 +700,7 @@ int npg_cmd_status(int argc, char **argv)
 	if (percent >= 0)
 		rc = check(rows, nrows, &scan, percent, users, nusers, json) ? NPG_EXIT_FAILED : NPG_EXIT_OK;
 	else if (names)
-		name_rows(names, rows, nrows);
+		npg_status_name_users(names, rows, nrows);
 	if (percent < 0 &&
 	    (tasks ? print_tasks(&scan, rows, nrows, cols, ncols, json, raw, noheadings, users, nusers)
 		   : print_users(rows, nrows, cols, ncols, json, raw, noheadings)) < 0) {
