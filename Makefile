@@ -52,7 +52,7 @@ PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)
 HARDEN_SO    := $(BUILD)/libnprocguard-harden.so
 AUDIT_BIN    := $(patsubst tests/audit/%.c,$(BUILD)/tests/audit/%,$(wildcard tests/audit/*.c))
 
-.PHONY: all check test demo install clean fuzz conform deps kernels kselftest seed-kernels
+.PHONY: all check test demo install clean fuzz conform deps kernels kselftest seed-kernels floors
 
 all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO) $(AUDIT_BIN)
 
@@ -147,6 +147,11 @@ check: deps
 	echo "make check: plain build ($(BUILD)/): $$plain"; \
 	echo "make check: ASan+UBSan build ($(BUILD)-san/): $$san"; \
 	test $$plain = passed && test $$san = passed
+
+# The structure of src/ drawn from its includes and the built objects' symbols:
+# no circle, no arrow up a floor of doc/architecture.md.
+floors: all
+	@sh tools/floors.sh $(BUILD)
 
 # all, not only the binary: the README's next examples use the hardening
 # library and build/tests/*
