@@ -4,7 +4,8 @@
  * facts are read once (facts.c), the checks decided in copy_process()'s
  * order (checks.c: RLIMIT_NPROC asked of the model's policy for this
  * kernel), and the answer printed as text or JSON (print.c). status
- * --check and exec use the same checks.
+ * --check and exec use the same checks. --since-boot prints the evidence
+ * of refusals past (since_boot.c).
  */
 #ifndef NPG_TOOLS_EXPLAIN_H
 #define NPG_TOOLS_EXPLAIN_H
@@ -99,6 +100,10 @@ int npg_explain_gather(struct npg_explain_facts *f, const struct npg_explain_sou
 /* Only the cgroup at @cgroup (a directory or a path in the pids hierarchy) and the machine. */
 int npg_explain_gather_cgroup(struct npg_explain_facts *f, const struct npg_explain_source *src,
 			      const char *cgroup, char *why, size_t whylen);
+/* The user's live process with the lowest soft RLIMIT_NPROC (its forks fail
+ * first), its tasks read from @source as status reads them; 0 if none, -1 if
+ * the tasks cannot be read. */
+pid_t npg_explain_most_limited(uint32_t uid, const char *source);
 
 /* One check, as copy_process() or do_execveat_common() meets it. */
 struct npg_explain_check {
@@ -142,5 +147,13 @@ void npg_explain_print_json(FILE *out, const struct npg_explain_facts *f, const 
  * could not be read.
  */
 int npg_explain_cause(pid_t pid, enum npg_explain_op op, char *buf, size_t len);
+
+/*
+ * --since-boot, printed on stdout: every cgroup of every pids hierarchy below
+ * @root ("" the running system) whose pids.max refused forks, then (on the
+ * running system) every task flagged PF_NPROC_EXCEEDED now. How many it
+ * found, or -1 (reported on stderr) if they cannot be read.
+ */
+int npg_explain_since_boot(const char *root, const char *source);
 
 #endif
