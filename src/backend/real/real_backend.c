@@ -91,6 +91,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 			 pt.state == 'Z' ? " (a zombie its parent has not reaped yet)" : "");
 		return -1;
 	}
+	r->window_ours = true;
 	if (npg_real_check_capacity(b, r) < 0)
 		return -1;
 	for (int u = 0; u < sc->nnames; u++)
@@ -358,10 +359,12 @@ static void real_stop(struct npg_backend *b)
 	for (int i = 1; r->userns && r->sc && i <= r->sc->nuserns; i++)
 		if (r->userns[i].nsfd >= 0)
 			close(r->userns[i].nsfd);
-	npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
+	/* a start refused for a busy window kills nothing there: not ours */
+	if (r->window_ours)
+		npg_proc_kill_uid_range(r->base, r->base + NPG_UID_WINDOW);
 	if (r->execdir[0])
 		npg_execdir_remove(r->execdir);
-	if (npg_real_await_all_gone(r) < 0)
+	if (r->window_ours && npg_real_await_all_gone(r) < 0)
 		fprintf(stderr, "nprocguard: warning: processes of uids %u..%u were still "
 			"there %d s after the run ended\n", r->base, r->base + NPG_UID_WINDOW - 1,
 			STOP_TIMEOUT_MS / 1000);

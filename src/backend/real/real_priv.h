@@ -92,6 +92,9 @@ struct real_priv {
 	int filler_pipe[2];
 	bool *touched;		/* per name: a user whose count a tainted task may change */
 	bool subreaper;		/* PR_SET_CHILD_SUBREAPER held (3.4+) */
+	/* the uid window was found empty at start: what runs in it from then
+	 * on is the run's, which the stop may kill; before, it is someone else's */
+	bool window_ours;
 	/*
 	 * 5.14-5.16 charge a task to the effective uid it has when its real
 	 * user changes (set_cred_ucounts() on new->euid). /proc shows no such
