@@ -8,6 +8,14 @@
 #define NPG_EXIT_OK 0
 #define NPG_EXIT_FAILED 1	/* an expectation failed, a difference was found */
 #define NPG_EXIT_USAGE 2	/* bad usage or bad input */
+/*
+ * run --real, conform (--kernel too): the run could not start or gave no
+ * result -- no root, the uid window held by another run or in use, the
+ * machine's limits, a guest that panicked, hung or never answered -- so a
+ * script can tell "it did not run" from "the kernel disagreed" (1). An
+ * interrupted run dies of its signal (128+N in a shell).
+ */
+#define NPG_EXIT_NOT_RUN 3
 
 #include <stdbool.h>
 #include <stdint.h>

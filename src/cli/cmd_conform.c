@@ -21,6 +21,8 @@
 
 #define RANDOM_TEXT_MAX 8192
 
+_Static_assert(NPG_GUEST_NO_RESULT == NPG_EXIT_NOT_RUN, "conform --kernel: one status for no result");
+
 static void usage(void)
 {
 	printf("Usage:\n nprocguard conform [options] FILE...\n"
@@ -46,8 +48,11 @@ static void usage(void)
 	       "     --accel tcg|kvm  QEMU's accelerator (default tcg)\n"
 	       "     --guest-timeout S  give up on the guest after S seconds (default 3600)\n"
 	       " -h, --help           display this help\n\n"
-	       "Exit status: 0 no difference, 1 a difference, 2 usage error or no root\n"
-	       "(with --kernel: also when the guest gave no result, which is said).\n");
+	       "Exit status: 0 no difference, 1 a difference, 2 usage error, 3 a scenario\n"
+	       "could not run: no root, the uid window held by another run or in use, the\n"
+	       "machine's limits; with --kernel, the guest gave no result (which is said).\n"
+	       "Interrupted by SIGINT, SIGTERM or SIGHUP, it cleans up (QEMU included) and\n"
+	       "dies of that signal (128+N in a shell).\n");
 }
 
 struct conform_opts {
@@ -64,7 +69,8 @@ struct conform_opts {
 struct totals {
 	int scenarios;
 	struct npg_conform_stats stats;
-	bool broken;
+	bool broken;		/* an internal error: exit 2 */
+	bool not_started;	/* a scenario could not start: exit 3 */
 	bool stopped;		/* out of memory or stdout failed: no point going on */
 	bool first_json;
 };
@@ -221,7 +227,7 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 		return -1;	/* said at exit, for every subcommand */
 	}
 	if (rc == NPG_RUN_NOT_STARTED) {
-		tot->broken = true;
+		tot->not_started = true;
 		free(cs.held_buf);
 		return 0;
 	}
@@ -472,9 +478,9 @@ int npg_cmd_conform(int argc, char **argv)
 	if (guest.kernel)	/* the same, inside that kernel under QEMU */
 		return npg_guest_conform(&guest, argc, argv, optind);
 	if (npg_real_preflight(&o.host) < 0)
-		return NPG_EXIT_USAGE;
+		return NPG_EXIT_NOT_RUN;
 	if (npg_real_claim_window("conform", o.uid_base, o.wait) < 0)
-		return NPG_EXIT_USAGE;
+		return NPG_EXIT_NOT_RUN;
 	if (!o.policy) {
 		o.policy = o.host.policy ? o.host.policy : &npg_policy_linux_6;
 		if (npg_running_release(&release) == 0 && release.policy == o.policy)
@@ -534,5 +540,8 @@ int npg_cmd_conform(int argc, char **argv)
 		       tot.stats.unreproducible, o.host.release, o.policy->name);
 	if (tot.broken)
 		return NPG_EXIT_USAGE;
+	/* a scenario that did not run leaves the answer incomplete: that outranks a difference */
+	if (tot.not_started)
+		return NPG_EXIT_NOT_RUN;
 	return tot.stats.differ ? NPG_EXIT_FAILED : NPG_EXIT_OK;
 }

@@ -42,12 +42,15 @@ static void usage(void)
 	       "Limits of a scenario file: 16 MiB, 4096 tasks (exited ones included), 1024\n"
 	       "user and group names, procs 0-100000, 32 supplementary groups per task, 64 words a\n"
 	       "line (doc/scenario-language.md, \"Limits of the language\").\n\n"
-	       "Exit status: 0 every expectation held, 1 one failed, 2 usage or syntax error.\n");
+	       "Exit status: 0 every expectation held, 1 one failed, 2 usage or syntax error,\n"
+	       "3 (--real) the run could not start: no root, the uid window held by another\n"
+	       "run or in use, the machine's limits. Interrupted by SIGINT, SIGTERM, SIGHUP or\n"
+	       "SIGQUIT, it cleans up and dies of that signal (128+N in a shell).\n");
 }
 
 struct run_totals {
 	int expectations, failed, unreproducible;
-	bool broken;
+	bool not_started;	/* a file could not start (--real) */
 };
 
 struct run_options {
@@ -171,7 +174,7 @@ static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 	}
 	rc = npg_run_scenario(&run, sc, cols, n, &sink);
 	if (rc == NPG_RUN_NOT_STARTED)
-		tot->broken = true;
+		tot->not_started = true;
 	if (rc == 0 || rc == NPG_RUN_NOT_STARTED)
 		rc = npg_report_finish_run(rep, &run);
 	else
@@ -261,9 +264,9 @@ int npg_cmd_run(int argc, char **argv)
 		return NPG_EXIT_USAGE;
 	}
 	if (opt.real && npg_real_preflight(&opt.host) < 0)
-		return NPG_EXIT_USAGE;
+		return NPG_EXIT_NOT_RUN;
 	if (opt.real && npg_real_claim_window("run", opt.uid_base, opt.wait) < 0)
-		return NPG_EXIT_FAILED;
+		return NPG_EXIT_NOT_RUN;
 	nfiles = argc - optind;
 	if (nfiles == 0) {
 		fprintf(stderr, "nprocguard run: no scenario file given\n");
@@ -302,5 +305,8 @@ int npg_cmd_run(int argc, char **argv)
 	free(sc);
 	if (bad || stopped)
 		return NPG_EXIT_USAGE;
-	return tot.failed || tot.broken ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+	/* a file that did not run leaves the answer incomplete: that outranks a failure */
+	if (tot.not_started)
+		return NPG_EXIT_NOT_RUN;
+	return tot.failed ? NPG_EXIT_FAILED : NPG_EXIT_OK;
 }

@@ -212,11 +212,12 @@ int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int
 	char *gargv[ARGV_MAX], exe[PATH_MAX], cwd[PATH_MAX];
 	struct npg_initramfs_spec spec;
 	struct npg_guest_result res;
-	int ret = 2;
+	int ret = NPG_GUEST_NO_RESULT;	/* unless the guest's conform gives its own */
 
-	if (npg_guest_check_image(g->kernel, "conform") < 0 ||
-	    npg_guest_self(&spec, exe, sizeof(exe), cwd, sizeof(cwd), "conform") < 0)
+	if (npg_guest_check_image(g->kernel, "conform") < 0)
 		return 2;
+	if (npg_guest_self(&spec, exe, sizeof(exe), cwd, sizeof(cwd), "conform") < 0)
+		return NPG_GUEST_NO_RESULT;
 	spec.argc = guest_argv(argc, argv, optind_, gargv);
 	spec.argv = gargv;
 	spec.files = argv + optind_;

@@ -175,9 +175,12 @@ int npg_guest_check_image(const char *image, const char *cmd);
 /*
  * `conform --kernel IMAGE ...`: run conform with the other options of
  * @argv (as getopt_long left it: options before @optind, then scenario
- * files) inside IMAGE, print its report, return its exit status (2 if the
- * guest gave none, saying why).
+ * files) inside IMAGE, print its report, return its exit status:
+ * 2 for a bad image path or too many arguments, NPG_GUEST_NO_RESULT when
+ * the run could not happen here (QEMU missing, the initramfs not written)
+ * or the guest gave no status (a panic, a hang, a silent console: said).
  */
+#define NPG_GUEST_NO_RESULT 3	/* conform's NPG_EXIT_NOT_RUN */
 int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind);
 
 #endif

@@ -42,8 +42,8 @@ test_expect "--guest-timeout must be a positive number of seconds" '
 	expect_exit 2 "$NPG" conform --kernel "$FAKE" --guest-timeout 5x "$SCEN"
 '
 
-test_expect "a missing QEMU is named, with the package to install" '
-	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" conform --kernel "$FAKE" "$SCEN" &&
+test_expect "a missing QEMU is named, with the package to install, exit 3 (did not run)" '
+	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 3 "$NPG" conform --kernel "$FAKE" "$SCEN" &&
 	grep -q "cannot run $TMP/no-qemu (apt-get install qemu-system-x86)" "$TMP/stderr"
 '
 
@@ -53,19 +53,19 @@ test_expect "the guest's report, stderr and exit status come back" '
 	grep -q "^a warning from the guest" "$TMP/stderr"
 '
 
-test_expect "an image that never writes to its console is said to lack one" '
-	expect_exit 2 fake_conform silent "$SCEN" &&
+test_expect "an image that never writes to its console is said to lack one, exit 3" '
+	expect_exit 3 fake_conform silent "$SCEN" &&
 	grep -q "wrote nothing on its console (ttyS0).*SERIAL_8250_CONSOLE" "$TMP/stderr"
 '
 
-test_expect "a panic is reported with the end of the console" '
-	expect_exit 2 fake_conform panic "$SCEN" &&
+test_expect "a panic is reported with the end of the console, exit 3" '
+	expect_exit 3 fake_conform panic "$SCEN" &&
 	grep -q "the guest kernel panicked" "$TMP/stderr" &&
 	grep -q "Attempted to kill init" "$TMP/stderr"
 '
 
-test_expect "a hung guest is stopped at --guest-timeout and QEMU is killed" '
-	expect_exit 2 fake_conform hang --guest-timeout 1 "$SCEN" &&
+test_expect "a hung guest is stopped at --guest-timeout and QEMU is killed, exit 3" '
+	expect_exit 3 fake_conform hang --guest-timeout 1 "$SCEN" &&
 	grep -q "the guest hung: no result after" "$TMP/stderr" &&
 	grep -q "Run /init as init process" "$TMP/stderr" &&
 	qemu_gone
@@ -108,7 +108,7 @@ elif [ -z "$image" ]; then
 else
 	test_expect "a file QEMU cannot boot: QEMU says why, and we say it was QEMU" '
 		head -c 4096 /dev/zero >"$TMP/not-a-kernel" &&
-		expect_exit 2 "$NPG" conform --kernel "$TMP/not-a-kernel" "$SCEN" &&
+		expect_exit 3 "$NPG" conform --kernel "$TMP/not-a-kernel" "$SCEN" &&
 		grep -q "QEMU could not boot the image" "$TMP/stderr"
 	'
 	test_expect "the seed scenarios agree with the model inside $(basename "$image")" '

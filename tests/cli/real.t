@@ -76,13 +76,17 @@ test_expect "with every puppet effect delayed, the seed scenarios still hold" '
 	no_leftovers
 '
 
-test_expect "a busy uid window is refused" '
+test_expect "a busy uid window is refused: run --real and conform exit 3, not 1, and kill nothing there" '
 	setpriv --reuid=$((BASE + 1)) --regid=$((BASE + 1)) --clear-groups sleep 30 &
 	pid=$!
 	sleep 0.2
-	expect_exit 1 "$NPG" run --real -u $BASE "$S/article/01-cgiwrap.npg"; rc=$?
+	expect_exit 3 "$NPG" run --real -u $BASE "$S/article/01-cgiwrap.npg"; rc=$?
+	grep -q "already runs with a uid in $BASE" "$TMP/stdout" || rc=1
+	expect_exit 3 "$NPG" conform -u $BASE "$S/article/01-cgiwrap.npg" || rc=1
+	grep -q "already runs with a uid in $BASE" "$TMP/stderr" || rc=1
+	kill -0 $pid || { echo "the refused runs killed the process already in the window"; rc=1; }
 	kill $pid; wait $pid 2>/dev/null
-	test $rc -eq 0 && grep -q "already runs with a uid in $BASE" "$TMP/stdout"
+	test $rc -eq 0
 '
 
 # A scenario that runs until killed: the SIGKILL and SIGTERM tests, and the
@@ -112,9 +116,9 @@ stop_holder() {
 	true
 }
 
-test_expect "a second run on the same uid window is refused, naming the holder" '
+test_expect "a second run on the same uid window is refused with exit 3, naming the holder" '
 	start_holder
-	expect_exit 1 "$NPG" run --real -u $BASE "$S/article/01-cgiwrap.npg"; rc=$?
+	expect_exit 3 "$NPG" run --real -u $BASE "$S/article/01-cgiwrap.npg"; rc=$?
 	stop_holder
 	test $rc -eq 0 && grep -q "are in use by another real run (nprocguard pid $holder" "$TMP/stderr" &&
 	no_leftovers
@@ -122,7 +126,7 @@ test_expect "a second run on the same uid window is refused, naming the holder" 
 
 test_expect "an overlapping window is refused too, and conform says so" '
 	start_holder
-	expect_exit 2 "$NPG" conform -u $((BASE + 100)) "$S/article/01-cgiwrap.npg"; rc=$?
+	expect_exit 3 "$NPG" conform -u $((BASE + 100)) "$S/article/01-cgiwrap.npg"; rc=$?
 	stop_holder
 	test $rc -eq 0 && grep -q "pid $holder" "$TMP/stderr" && no_leftovers
 '
@@ -142,7 +146,7 @@ test_expect "--wait waits for the holder, then runs" '
 	grep -q "8 expectations: 8 held, 0 failed" "$TMP/w.out" && no_leftovers
 '
 
-test_expect "a scenario larger than the pids cgroup allows is refused before any process" '
+test_expect "a scenario larger than the pids cgroup allows is refused before any process, exit 3" '
 	cg=$(awk -F: "\$2 ~ /(^|,)pids(,|\$)/ { print \$3 }" /proc/self/cgroup)
 	mnt=$(awk "\$9 == \"cgroup\" && \$NF ~ /(^|,)pids(,|\$)/ { print \$5 }" /proc/self/mountinfo)
 	if [ -z "$mnt" ]; then
@@ -156,7 +160,7 @@ test_expect "a scenario larger than the pids cgroup allows is refused before any
 		>"$TMP/stdout" 2>&1; rc=$?
 	rmdir "$dir"
 	cat "$TMP/stdout"
-	test $rc -eq 1 && grep -q "needs up to 5001 tasks at once, but pids cgroup .*npg-test-$$ (pids.max) is 3000" "$TMP/stdout" &&
+	test $rc -eq 3 && grep -q "needs up to 5001 tasks at once, but pids cgroup .*npg-test-$$ (pids.max) is 3000" "$TMP/stdout" &&
 	no_leftovers
 '
 
@@ -187,11 +191,14 @@ test_expect "the --then command ends with its background jobs when it exits" '
 	! pgrep -f "sleep 1$$.75" && no_leftovers
 '
 
-test_expect "without root the real backend says so and exits 2" '
+test_expect "without root the real backend says so: run --real and conform exit 3" '
 	cp "$NPG" "$TMP/npg" && chmod 755 "$TMP" "$TMP/npg" &&
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/npg" run --real \
 		"$S/article/01-cgiwrap.npg" >"$TMP/o" 2>"$TMP/e"; rc=$?
-	test $rc -eq 2 && grep -q "needs root" "$TMP/e"
+	test $rc -eq 3 && grep -q "needs root" "$TMP/e" &&
+	{ setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/npg" conform \
+		"$S/article/01-cgiwrap.npg" >"$TMP/o" 2>"$TMP/e"; rc=$?; } &&
+	test $rc -eq 3 && grep -q "needs root" "$TMP/e"
 '
 
 # A long scenario, so that the controller can be killed in the middle of it.
@@ -219,6 +226,14 @@ test_expect "SIGTERM of the controller leaves no process behind and says where i
 	grep -q "^nprocguard: interrupted by SIGTERM at .*long.npg:[0-9]*" "$TMP/term.out" &&
 	no_leftovers
 '
+test_expect "conform interrupted by SIGTERM cleans up and dies of it: 143, not 1" '
+	timeout --preserve-status -s TERM 0.5 "$NPG" conform -u $BASE "$TMP/long.npg" \
+		>"$TMP/term.out" 2>&1; rc=$?
+	test $rc -eq 143 || { echo "exit $rc"; head -3 "$TMP/term.out"; false; } &&
+	grep -q "^nprocguard: interrupted by SIGTERM at .*long.npg:[0-9]*" "$TMP/term.out" &&
+	no_leftovers
+'
+
 # --- declared files (issue 10): a private directory, removed on every exit path ---
 execdir_parent() {
 	D=$(mktemp -d /tmp/npg-execdir-test.XXXXXX) && chmod 755 "$D"
