@@ -485,10 +485,14 @@ int npg_cmd_conform(int argc, char **argv)
 		o.policy = o.host.policy ? o.host.policy : &npg_policy_linux_6;
 		if (npg_running_release(&release) == 0 && release.policy == o.policy)
 			o.release = &release;	/* a rule may depend on the point release */
-		if (o.fmt == NPG_FORMAT_TEXT && !o.quiet)
-			printf("model %s%s%s, picked for kernel %s (override with --policy)\n",
-			       o.policy->name, o.release && o.release->why[0] ? " " : "",
-			       o.release ? o.release->why : "", o.host.release);
+		if (o.fmt == NPG_FORMAT_TEXT && !o.quiet) {
+			char model[300];
+
+			if (o.release)
+				npg_release_model(o.release, model, sizeof(model));
+			printf("model %s, picked for kernel %s (override with --policy)\n",
+			       o.release ? model : o.policy->name, o.host.release);
+		}
 	}
 	if (o.host.no_new_privs && o.fmt == NPG_FORMAT_TEXT && !o.quiet)
 		printf("this process runs with no_new_privs: so do the scenario's tasks, in the "

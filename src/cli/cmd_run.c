@@ -24,6 +24,11 @@ static void usage(void)
 	       " -p, --policy LIST    NAME[,NAME...] or 'all' (default: the file's\n"
 	       "                      'policies' line, else all)\n"
 	       " -f, --format FORMAT  text (default), json or tap\n"
+	       "     --release RELEASE  the model of that kernel release: its era's policy,\n"
+	       "                      and the rules its point release changed, as conform\n"
+	       "                      picks them for the running kernel; RELEASE is\n"
+	       "                      uname -r (5.10.223), optionally with uname -v:\n"
+	       "                      \"$(uname -rv)\" or \"5.10.0-32-amd64 Debian 5.10.223-1\"\n"
 	       " -R, --real           run on the running kernel instead of the model\n"
 	       "                      (root; expectations of the kernel's own policy)\n"
 	       "     --host           the model takes this machine's capability bounding\n"
@@ -60,6 +65,7 @@ struct run_options {
 	const char *then;
 	bool wait;
 	bool host_bset;		/* --host: the model gets this machine's bounding set */
+	const struct npg_release *release;	/* --release: the model of that release */
 	uint32_t uid_base;
 	struct npg_host host;
 };
@@ -169,6 +175,11 @@ static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 			backends[n].yama_scope = opt->host.yama_scope;
 			backends[n].suid_dumpable = opt->host.suid_dumpable;
 		}
+		backends[n].release = opt->release;
+		if (opt->release)
+			snprintf(backends[n].label, sizeof(backends[n].label), "%s for %d.%d.%d",
+				 npg_policies[i]->name, opt->release->major, opt->release->minor,
+				 opt->release->patch);
 		cols[n] = (struct npg_column){ .backend = &backends[n], .policy_index = i };
 		n++;
 	}
@@ -204,11 +215,14 @@ int npg_cmd_run(int argc, char **argv)
 		{ "then", required_argument, NULL, 'T' },
 		{ "wait", no_argument, NULL, 'W' },
 		{ "host", no_argument, NULL, 'H' },
+		{ "release", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_options opt = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
 	struct run_totals tot = { 0 };
+	struct npg_release release;
+	const char *release_arg = NULL;
 	struct npg_scenario **sc;
 	int c, nfiles, bad = 0;
 	bool stopped = false;	/* out of memory, or stdout failed */
@@ -232,6 +246,16 @@ int npg_cmd_run(int argc, char **argv)
 		case 'H':
 			opt.host_bset = true;
 			break;
+		case 'L':
+			/* the code conform picks the running kernel's model with */
+			if (npg_release_parse_arg(&release, optarg) < 0) {
+				fprintf(stderr, "nprocguard run: --release '%s': not a kernel release "
+					"(uname -r, e.g. 5.10.223)\n", optarg);
+				npg_usage_error("run");
+			}
+			opt.release = &release;
+			release_arg = optarg;
+			break;
 		case 'u':
 			if (npg_parse_uid_base("run", optarg, &opt.uid_base) < 0)
 				npg_usage_error("run");
@@ -253,6 +277,21 @@ int npg_cmd_run(int argc, char **argv)
 		fprintf(stderr, "nprocguard run: --real runs the kernel's own policy; "
 			"--policy is for the model (see 'nprocguard conform')\n");
 		npg_usage_error("run");
+	}
+	if (opt.release && (opt.mask || opt.real)) {
+		fprintf(stderr, "nprocguard run: --release picks the model's policy: not with %s\n",
+			opt.real ? "--real (the kernel is the running one)" : "--policy");
+		npg_usage_error("run");
+	}
+	if (opt.release) {
+		for (int i = 0; npg_policies[i]; i++)
+			if (npg_policies[i] == opt.release->policy)
+				opt.mask = 1L << i;
+		if (opt.release->point_unknown)
+			fprintf(stderr, "nprocguard run: --release %s names no point release (Debian's "
+				"ABI form): taken as %d.%d.0; add uname -v's \"Debian %d.%d.N-M\"\n",
+				release_arg, opt.release->major, opt.release->minor,
+				opt.release->major, opt.release->minor);
 	}
 	if (opt.then && !opt.real) {
 		fprintf(stderr, "nprocguard run: --then goes with --real\n");
@@ -290,6 +329,13 @@ int npg_cmd_run(int argc, char **argv)
 		rep.progress = &progress;
 		if (opt.fmt == NPG_FORMAT_JSON)
 			npg_report_json_begin(stdout, "run");
+		if (opt.release && opt.fmt == NPG_FORMAT_TEXT) {
+			char model[300];
+
+			npg_release_model(opt.release, model, sizeof(model));
+			printf("model %s, for release %d.%d.%d\n", model, opt.release->major,
+			       opt.release->minor, opt.release->patch);
+		}
 		for (int i = 0; !stopped && i < nfiles; i++)
 			stopped = run_one(sc[i], &opt, &tot, &rep) < 0;
 		if (!stopped && opt.fmt == NPG_FORMAT_JSON)

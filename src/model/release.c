@@ -67,6 +67,13 @@ int npg_release_parse(struct npg_release *r, const char *release, const char *ve
 		    mi == r->minor)
 			r->patch = pa;
 	}
+	{
+		int ma, mi, abi, n = 0;
+
+		/* Debian's ABI form keeps the point release out: "5.10.0-32-amd64" */
+		r->point_unknown = r->patch == 0 &&
+				   sscanf(release, "%d.%d.0-%d-%n", &ma, &mi, &abi, &n) == 3 && n > 0;
+	}
 	/* the era of the version, or the policy the local version names */
 	r->policy = npg_policy_for_release(release);
 	if (!r->policy)
@@ -148,4 +155,21 @@ int npg_running_release(struct npg_release *r)
 	if (uname(&u) < 0)
 		return -1;
 	return npg_release_parse(r, u.release, u.version);
+}
+
+int npg_release_parse_arg(struct npg_release *r, const char *arg)
+{
+	char release[128];
+	size_t n = strcspn(arg, " \t");
+
+	if (n == 0 || n >= sizeof(release))
+		return -1;
+	memcpy(release, arg, n);
+	release[n] = '\0';
+	return npg_release_parse(r, release, arg[n] ? arg + n : NULL);
+}
+
+void npg_release_model(const struct npg_release *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", r->policy->name, r->why[0] ? " " : "", r->why);
 }

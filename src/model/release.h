@@ -6,6 +6,7 @@
 #define NPG_MODEL_RELEASE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "model/rules.h"
 
@@ -19,6 +20,9 @@ struct npg_release {
 	/* the era's rules, less those younger than this release */
 	struct npg_rules rules;
 	int cap_last_cap;		/* CAP_LAST_CAP of this release */
+	/* the release gave no point release: Debian's ABI form "5.10.0-32-amd64"
+	 * without uname -v's "Debian 5.10.223-1", taken as 5.10.0 */
+	bool point_unknown;
 	char why[200];			/* where the point release changed a rule, or "" */
 };
 
@@ -31,5 +35,13 @@ struct npg_release {
 int npg_release_parse(struct npg_release *r, const char *release, const char *version);
 /* The same for the running kernel (uname(2)). */
 int npg_running_release(struct npg_release *r);
+/*
+ * The same for a release given as one argument (run --release): uname -r,
+ * optionally followed by uname -v ("$(uname -rv)") or by Debian's package
+ * version alone ("5.10.0-32-amd64 Debian 5.10.223-1"). -1 if unreadable.
+ */
+int npg_release_parse_arg(struct npg_release *r, const char *arg);
+/* "linux-3.1 with the setresuid() no-op fast path of ...": the model of @r */
+void npg_release_model(const struct npg_release *r, char *buf, size_t len);
 
 #endif

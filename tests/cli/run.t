@@ -195,4 +195,39 @@ test_expect "a set-uid-root program at the limit: euid root, the count unchanged
 	printf "user root 0\nuser www 1000\nfile /p setuid root\ntask d uid 0\ntask s uid www nproc 1 1\ns: execve /p => ok\ncheck s uids => www root root\ncheck count www => 1\nd: securebits noroot => ok\nd: execve => ok\ncheck d cap kill => no\n" >"$TMP/s6.npg" &&
 	expect_exit 0 "$NPG" run "$TMP/s6.npg"
 '
+
+# --release: the model of one kernel release, picked as conform picks it for
+# the running kernel -- a file written from Debian's 5.10.223, whose
+# setresuid() has 659c0ce1cb9e's no-op fast path (a diverged fsuid stays)
+printf '%s\n' 'scenario "fsuid after a no-op setresuid, as on a 5.10.223 kernel"' \
+	'policies linux-3.1' 'user root 0' 'user u3 1003' 'task d0 uid root' \
+	'd0: setfsuid u3 => root' 'check d0 fsuid => u3' 'd0: setresuid root -1 root => ok' \
+	'check d0 fsuid => u3' >"$TMP/rel.npg"
+test_expect "run --release 5.10.223: the point release's rules, which --policy linux-3.1 lacks" '
+	expect_exit 1 "$NPG" run -p linux-3.1 "$TMP/rel.npg" &&
+	expect_exit 0 "$NPG" run --release 5.10.223 "$TMP/rel.npg" &&
+	grep -q "^model linux-3.1 with the setresuid() no-op fast path of 659c0ce1cb9e .*, for release 5.10.223" \
+		"$TMP/stdout" &&
+	expect_exit 1 "$NPG" run --release 5.10.178 "$TMP/rel.npg" &&
+	grep -q "linux-3.1 for 5.10.178: check d0 fsuid: expected u3, got root" "$TMP/stderr"
+'
+test_expect "run --release takes Debian's form as conform does: uname -r with uname -v" '
+	expect_exit 0 "$NPG" run --release "5.10.0-32-amd64 #1 SMP Debian 5.10.223-1 (2024-08-10)" "$TMP/rel.npg" &&
+	grep -q "for release 5.10.223" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --release "5.10.0-32-amd64 Debian 5.10.223-1" -f json "$TMP/rel.npg" &&
+	expect_exit 1 "$NPG" run --release 5.10.0-32-amd64 "$TMP/rel.npg" &&
+	grep -q "names no point release (Debian.s ABI form): taken as 5.10.0" "$TMP/stderr"
+'
+test_expect "run --release picks the era: 6.18 is linux-6, 3.0.8 linux-2.6" '
+	expect_exit 0 "$NPG" run --release 6.18.44 -f json "$TMP/rel.npg" &&
+	grep -q "\"policy\": \"linux-6\"" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --release 3.0.8 "$A/01-cgiwrap.npg" &&
+	grep -q "^backend: linux-2.6 for 3.0.8" "$TMP/stdout"
+'
+test_expect "run --release: a bad release, or with --policy or --real, is a usage error" '
+	expect_exit 2 "$NPG" run --release frob "$TMP/rel.npg" &&
+	grep -q "release .frob.: not a kernel release" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" run --release 5.10.223 -p linux-6 "$TMP/rel.npg" &&
+	expect_exit 2 "$NPG" run --release 5.10.223 --real "$TMP/rel.npg"
+'
 test_done

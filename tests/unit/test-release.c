@@ -46,6 +46,19 @@ int main(void)
 	release_is("6.1.25", NULL, &npg_policy_linux_6, 25, false);
 	release_is("6.3", NULL, &npg_policy_linux_6, 0, true);
 	release_is("6.18.44-fc-v1147", "#1 SMP", &npg_policy_linux_6, 44, true);
+	/* run --release: uname -r, then optionally uname -v or Debian's version */
+	tap_ok(npg_release_parse_arg(&r, "5.10.0-32-amd64 #1 SMP Debian 5.10.223-1 (2024-08-10)") == 0 &&
+	       r.patch == 223 && r.rules.setresuid_noop_fastpath && !r.point_unknown,
+	       "--release \"$(uname -rv)\" of Debian's 5.10.223");
+	tap_ok(npg_release_parse_arg(&r, "5.10.0-32-amd64 Debian 5.10.223-1") == 0 && r.patch == 223,
+	       "--release \"5.10.0-32-amd64 Debian 5.10.223-1\"");
+	tap_ok(npg_release_parse_arg(&r, "5.10.0-32-amd64") == 0 && r.patch == 0 && r.point_unknown,
+	       "--release 5.10.0-32-amd64: no point release, and that is known");
+	tap_ok(npg_release_parse_arg(&r, "5.10.223") == 0 && !r.point_unknown && r.policy == &npg_policy_linux_3_1,
+	       "--release 5.10.223");
+	tap_ok(npg_release_parse_arg(&r, "6.1.0") == 0 && !r.point_unknown, "--release 6.1.0 is a point release");
+	tap_ok(npg_release_parse_arg(&r, "") < 0 && npg_release_parse_arg(&r, " 5.10") < 0 &&
+	       npg_release_parse_arg(&r, "frob") < 0, "--release: an empty or unreadable release is refused");
 	/* PR_CAP_AMBIENT came in 4.3 (58319057b784), inside linux-3.1's era */
 	tap_ok(npg_release_parse(&r, "3.0.8", NULL) == 0 && !r.rules.ambient_caps, "3.0.8: no ambient set");
 	tap_ok(npg_release_parse(&r, "4.2.8", NULL) == 0 && !r.rules.ambient_caps, "4.2.8: no ambient set");
