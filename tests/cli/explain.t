@@ -82,6 +82,24 @@ test_expect "the calling shell passes every check: exit 0, each check named with
 	grep -q "^answer: fork passes every check now" "$TMP/stdout"
 '
 
+# copy_process() lets INIT_USER, CAP_SYS_RESOURCE and CAP_SYS_ADMIN past the
+# limit whatever the count: explain says so even while the count is under it
+test_expect "root: the count is under the limit, and INIT_USER is exempt whatever it is" '
+	expect_exit 0 "$NPG" explain --pid 1 &&
+	grep -q "^user root (uid 0): " "$TMP/stdout" &&
+	grep -q "RLIMIT_NPROC) (5.14+): [0-9]* + 1 <= [0-9]*: ok, and whatever the count: real uid 0 (INIT_USER) is exempt$" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" explain --pid 1 -J &&
+	jq -e ".checks[0].exempt == \"real uid 0 (INIT_USER) is exempt\" and .checks[1].exempt == null" "$TMP/stdout"
+'
+test_expect "a user whose task holds CAP_SYS_ADMIN (recorded tree): the exemption is said" '
+	cp -r "$FIX/threads-max" "$TMP/capadmin" &&
+	sed -i "s/^CapEff:.*/CapEff:\t0000000000200000/" "$TMP/capadmin/proc/4242/status" &&
+	expect_exit 1 "$NPG" explain --sysroot "$TMP/capadmin" --pid 4242 &&
+	grep -q "1 + 1 <= 63121: ok, and whatever the count: CAP_SYS_ADMIN in its effective set exempts it$" "$TMP/stdout" &&
+	expect_exit 1 "$NPG" explain --sysroot "$FIX/threads-max" --pid 4242 &&
+	grep -q "1 + 1 <= 63121: ok (63120 left)$" "$TMP/stdout"
+'
+
 # kernel.threads-max: never lowered on the machine, so from a recorded tree
 test_expect "threads-max (recorded tree): copy_process() refuses at nr_threads = threads-max" '
 	expect_exit 1 "$NPG" explain --sysroot "$FIX/threads-max" --pid 4242 &&

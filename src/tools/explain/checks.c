@@ -110,6 +110,35 @@ static const char *exemption(const struct npg_explain_facts *f)
 	return NULL;
 }
 
+/*
+ * The RLIMIT_NPROC verdict: @n (the count before the fork; + 1 for 5.14+,
+ * which charges the child first) against @lim. copy_process() asks for an
+ * exemption only once the count is over, but the answer holds whatever
+ * the count: said either way, as status says it.
+ */
+static void rlimit_verdict(char *buf, size_t len, long n, bool child_first, uint64_t soft,
+			   bool refuses, bool over, const char *ex, const char *what)
+{
+	const char *plus = child_first ? " + 1" : "";
+	char lim[32];
+
+	limit_text(soft, lim, sizeof(lim));
+	if (soft == UINT64_MAX)
+		snprintf(buf, len, "RLIMIT_NPROC unlimited: ok%s%s", ex ? ", and whatever the limit: " : "",
+			 ex ? ex : "");
+	else if (refuses)
+		snprintf(buf, len, "%ld%s %s %s: %s fails with EAGAIN", n, plus, child_first ? ">" : ">=",
+			 lim, what);
+	else if (over && ex)
+		snprintf(buf, len, "%ld%s %s %s, but %s: ok", n, plus, child_first ? ">" : ">=", lim, ex);
+	else if (ex)
+		snprintf(buf, len, "%ld%s %s %s: ok, and whatever the count: %s", n, plus,
+			 child_first ? "<=" : "<", lim, ex);
+	else
+		snprintf(buf, len, "%ld%s %s %s: ok (%lld left)", n, plus, child_first ? "<=" : "<", lim,
+			 (long long)soft - n);
+}
+
 static void user_subject(const struct npg_explain_facts *f, struct npg_explain_check *c)
 {
 	char lim[32];
@@ -138,30 +167,19 @@ static void check_rlimit(const struct npg_explain_facts *f, const struct npg_pol
 	long n = user_count(f);
 	const char *what = op == NPG_EXPLAIN_THREAD ? "clone(CLONE_THREAD)" : "fork";
 	const char *ex = exemption(f);
-	char lim[32];
 	bool over;
 
 	user_subject(f, c);
+	c->exempt = ex;
 	c->used = n;
 	c->limit = f->nproc_soft == UINT64_MAX ? -1 : (long)f->nproc_soft;
-	limit_text(f->nproc_soft, lim, sizeof(lim));
 	over = f->nproc_soft != UINT64_MAX &&
 	       (child_first ? npg_count_over(n + 1, f->nproc_soft) : npg_count_at_least(n, f->nproc_soft));
 	model_world(f, p, &w);
 	c->refuses = p->copy_process(&w, &w.tasks[0], &w.tasks[0].cred) == -EAGAIN;
 	npg_world_free(&w);
-	if (f->nproc_soft == UINT64_MAX)
-		snprintf(c->verdict, sizeof(c->verdict), "RLIMIT_NPROC unlimited: ok");
-	else if (c->refuses)
-		snprintf(c->verdict, sizeof(c->verdict), "%ld%s %s %s: %s fails with EAGAIN", n,
-			 child_first ? " + 1" : "", child_first ? ">" : ">=", lim, what);
-	else if (over && ex)
-		snprintf(c->verdict, sizeof(c->verdict), "%ld%s %s %s, but %s: ok", n,
-			 child_first ? " + 1" : "", child_first ? ">" : ">=", lim, ex);
-	else
-		snprintf(c->verdict, sizeof(c->verdict), "%ld%s %s %s: ok (%lld left)", n,
-			 child_first ? " + 1" : "", child_first ? "<=" : "<", lim,
-			 (long long)f->nproc_soft - n);
+	rlimit_verdict(c->verdict, sizeof(c->verdict), n, child_first, f->nproc_soft, c->refuses,
+		       over, ex, what);
 }
 
 /*
@@ -195,6 +213,7 @@ static void check_rlimit_userns(const struct npg_explain_facts *f, const struct 
 			snprintf(inside, sizeof(inside), ", %lld inside", (long long)l->uid_inside);
 		c->used = l->count;
 		c->limit = l->limit >= 0 ? (long)l->limit : -1;
+		c->exempt = ex;
 		if (i == 0) {
 			limit_text(f->nproc_soft, lim, sizeof(lim));
 			snprintf(c->subject, sizeof(c->subject),
@@ -221,7 +240,8 @@ static void check_rlimit_userns(const struct npg_explain_facts *f, const struct 
 			continue;
 		}
 		if (f->nproc_soft == UINT64_MAX) {
-			snprintf(c->verdict, sizeof(c->verdict), "RLIMIT_NPROC unlimited: ok");
+			rlimit_verdict(c->verdict, sizeof(c->verdict), l->count, true, f->nproc_soft,
+				       false, false, ex, what);
 			continue;
 		}
 		{
@@ -232,15 +252,8 @@ static void check_rlimit_userns(const struct npg_explain_facts *f, const struct 
 			npg_world_free(&w);
 		}
 		over = npg_count_over(l->count + 1, f->nproc_soft);
-		if (c->refuses)
-			snprintf(c->verdict, sizeof(c->verdict), "%ld + 1 > %s: %s fails with EAGAIN",
-				 l->count, lim, what);
-		else if (over && ex)
-			snprintf(c->verdict, sizeof(c->verdict), "%ld + 1 > %s, but %s: ok", l->count,
-				 lim, ex);
-		else
-			snprintf(c->verdict, sizeof(c->verdict), "%ld + 1 <= %s: ok (%lld left)", l->count,
-				 lim, (long long)f->nproc_soft - l->count);
+		rlimit_verdict(c->verdict, sizeof(c->verdict), l->count, true, f->nproc_soft, c->refuses,
+			       over, ex, what);
 	}
 }
 

@@ -114,6 +114,9 @@ struct npg_explain_check {
 	char verdict[400];		/* "512 + 1 > 512: fork fails with EAGAIN", or "ok" */
 	bool refuses;
 	bool applies;			/* false: not checked for this op or era (stated, not counted) */
+	/* rlimit_nproc: why copy_process() lets this task past the limit whatever
+	 * the count (INIT_USER, CAP_SYS_RESOURCE, CAP_SYS_ADMIN), or NULL */
+	const char *exempt;
 	long used, limit;		/* the numbers compared; limit -1 for none */
 };
 

@@ -151,6 +151,10 @@ void npg_explain_print_json(FILE *out, const struct npg_explain_facts *f, const 
 		fprintf(out, "\"refuses\": %s, \"checked\": %s, \"first\": %s, ",
 			c->refuses ? "true" : "false", c->applies ? "true" : "false",
 			i == e->first_refusal ? "true" : "false");
+		if (c->exempt)
+			json_str(out, "exempt", c->exempt, true);
+		else
+			fputs("\"exempt\": null, ", out);
 		json_str(out, "subject", c->subject, true);
 		json_str(out, "verdict", c->verdict, false);
 		fputs("}", out);
