@@ -129,3 +129,28 @@ agrees_and_holds() {
 		{ cat "$TMP/stdout"; return 1; }
 	no_leftovers
 }
+
+# Machine facts a test may need and a build machine may refuse. Each prints
+# why it is refused, for test_skip, and fails when it is not.
+
+# in_chroot: this process's / is not init's (sbuild, pbuilder, many CI runners)
+in_chroot() {
+	[ "$(stat -c %d:%i / 2>/dev/null)" != "$(stat -c %d:%i /proc/1/root/. 2>/dev/null)" ]
+}
+
+# userns_refused: the kernel does not give every task a user namespace here
+userns_refused() {
+	if [ ! -e /proc/self/ns/user ] || [ ! -e /proc/self/uid_map ]; then
+		echo "no user namespaces in this kernel (CONFIG_USER_NS)"
+	elif [ "$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null || echo 1)" = 0 ] ||
+	     [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null || echo 1)" = 0 ] ||
+	     [ "$(cat /proc/sys/kernel/apparmor_restrict_unprivileged_userns 2>/dev/null || echo 0)" = 1 ]; then
+		echo "this machine refuses user namespaces to unprivileged tasks (a sysctl)"
+	elif unshare --user true 2>/dev/null; then
+		return 1
+	elif in_chroot; then
+		echo "the kernel refuses CLONE_NEWUSER to a chrooted process (create_user_ns())"
+	else
+		echo "unshare --user is refused here: $(unshare --user true 2>&1 | head -n 1)"
+	fi
+}

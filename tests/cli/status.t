@@ -4,9 +4,14 @@
 # mount their own bpffs at /sys/fs/bpf (and /proc with hidepid), so they
 # neither depend on nor change the host's mounts, and every mount and pin
 # goes with the namespace when the file ends, even on failure.
+#
+# The mounts are made private from / where / is a mount point; in a chroot
+# (sbuild, pbuilder) it is not, so /proc and /sys, where this file mounts,
+# are made private instead -- `unshare --propagation private` would fail.
+private='mount --make-rprivate / 2>/dev/null || { mount --make-rprivate /proc && mount --make-rprivate /sys; }'
 if [ "$(id -u)" -eq 0 ] && [ -z "${NPG_STATUS_MNTNS:-}" ] &&
-	unshare -m --propagation private true 2>/dev/null; then
-	NPG_STATUS_MNTNS=1 exec unshare -m --propagation private sh "$0" "$@"
+	unshare -m --propagation unchanged sh -c "$private" 2>/dev/null; then
+	NPG_STATUS_MNTNS=1 exec unshare -m --propagation unchanged sh -c "$private && exec sh \"\$0\" \"\$@\"" "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
 BASE=$((NPG_TEST_UID_BASE + 500000))
@@ -304,7 +309,7 @@ if [ -n "${NPG_STATUS_MNTNS:-}" ]; then
 fi
 if [ "$SOURCES" = "proc bpf" ]; then
 	test_expect "bpf: in a child pid namespace, the namespace's pids and no task twice" '
-		unshare --pid --fork --mount-proc sh -c "
+		"$TOP/tests/cli/fixtures/pidns" sh -c "
 			\"$NPG\" status --source bpf -t -r -n -o PID,TID >$TMP/ns-tasks &&
 			\"$NPG\" status --source bpf -r -n -o UID,TASKS >$TMP/ns-bpf &&
 			\"$NPG\" status --source proc -r -n -o UID,TASKS >$TMP/ns-proc" &&
