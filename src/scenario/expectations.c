@@ -317,8 +317,10 @@ bool npg_parse_expect(struct parser *p, struct npg_stmt *st, int arrow)
 					"missing expected value");
 			return false;
 		}
+		p->expecting = true;
 		good = st->kind == NPG_STMT_STEP ? parse_step_value(p, st, vfrom, end, buf, sizeof(buf))
 						 : parse_check_value(p, st, vfrom, end, buf, sizeof(buf));
+		p->expecting = false;
 		if (!good)
 			return false;
 		st->expect.alt[st->expect.nalt++] = (struct npg_expect_alt){

@@ -22,6 +22,7 @@
 #define MAX_TASKS NPG_MAX_TASKS
 #define MAX_FILE (16u << 20)	/* bytes of one scenario file */
 #define MAX_NAMES NPG_MAX_NAMES
+#define MAX_NUMERIC NPG_MAX_NUMERIC_UIDS
 
 struct parser {
 	const char *file;
@@ -33,6 +34,14 @@ struct parser {
 	struct npg_token tok[NPG_MAX_TOKENS];
 	int ntok;
 	struct npg_scenario *sc;
+	/* uids given as numbers outside expectations, each once, with where it
+	 * first stands: those no `user` line names are counted as users are */
+	struct numeric_uid {
+		npg_id id;
+		int line, col;
+	} *numeric;
+	int nnumeric;
+	bool expecting;		/* parsing an expected value: its ids name nothing */
 	bool *dead;		/* per task: exited in the text (statically) */
 	int *vfork_child;	/* per task: 1 + the vfork() child it waits for, 0: none */
 	int stmt_cap;
@@ -73,6 +82,9 @@ void npg_parse_discard_stmt(struct parser *p, struct npg_stmt *st);
 int npg_parse_find_task(const struct npg_scenario *sc, const struct npg_token *t);
 /* A uid or gid: a declared name or a number; "-1" only where the call allows it */
 bool npg_parse_id(struct parser *p, int i, bool gid, bool allow_none, npg_id *out);
+/* After the last line: each uid given as a number that no `user` line names
+ * becomes a user named by its number (an error past MAX_NUMERIC of them) */
+void npg_parse_name_numeric_uids(struct parser *p);
 bool npg_parse_limit(struct parser *p, int i, uint64_t *out);
 /* "nproc SOFT HARD" starting at token i */
 bool npg_parse_nproc(struct parser *p, int i, uint64_t *cur, uint64_t *max);

@@ -69,8 +69,9 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 	p.sc->yama_scope = -1;
 	p.sc->file = strdup(file);
 	p.sc->tasks = npg_parse_calloc(MAX_TASKS, sizeof(*p.sc->tasks));
-	p.sc->names = npg_parse_calloc(MAX_NAMES, sizeof(*p.sc->names));
+	p.sc->names = npg_parse_calloc(MAX_NAMES + MAX_NUMERIC, sizeof(*p.sc->names));
 	p.sc->files = npg_parse_calloc(NPG_MAX_FILES, sizeof(*p.sc->files));
+	p.numeric = npg_parse_calloc(MAX_NUMERIC + 1, sizeof(*p.numeric));
 	p.dead = npg_parse_calloc(MAX_TASKS, sizeof(*p.dead));
 	p.vfork_child = npg_parse_calloc(MAX_TASKS, sizeof(*p.vfork_child));
 	while (pos < len) {
@@ -94,6 +95,9 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 		}
 		pos += linelen + (nl ? 1 : 0);
 	}
+	if (p.nerrors == 0)
+		npg_parse_name_numeric_uids(&p);
+	free(p.numeric);
 	free(p.dead);
 	free(p.vfork_child);
 	if (p.sc->policies == 0)

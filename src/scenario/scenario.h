@@ -137,10 +137,13 @@ struct npg_file {
 /*
  * The language's limits (doc/scenario-language.md, "Limits of the
  * language"): tasks count every `task` and every task forked or started,
- * exited ones included; names count users and groups together.
+ * exited ones included; names count users and groups together; uids given
+ * as numbers that no `user` line names are users too (names[] after the
+ * declared ones, named by their number), counted apart.
  */
 #define NPG_MAX_TASKS 4096
 #define NPG_MAX_NAMES 1024
+#define NPG_MAX_NUMERIC_UIDS 1024
 
 struct npg_scenario {
 	char *file;

@@ -3,6 +3,9 @@
  * limits, capabilities and groups, and the names of the scenario's tasks,
  * files and user namespaces.
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 
@@ -35,6 +38,56 @@ static const struct npg_name *find_name(const struct npg_scenario *sc,
 	return fallback;
 }
 
+static void note_numeric_uid(struct parser *p, npg_id id, int col)
+{
+	/* a concurrent program's step (explore) collects its uids itself */
+	if (!p->numeric)
+		return;
+	for (int i = 0; i < p->nnumeric; i++)
+		if (p->numeric[i].id == id)
+			return;
+	/* one more than a scenario may have is enough to refuse it at the end */
+	if (p->nnumeric > MAX_NUMERIC)
+		return;
+	p->numeric[p->nnumeric++] = (struct numeric_uid){ id, p->line, col };
+}
+
+/*
+ * A uid given as a number that no `user` line names is a user all the
+ * same: its tasks count, and the real backend maps it into the run's uid
+ * window like any other. It gets a name of its own -- the number -- so
+ * that `check count N` and every step's counts see it as they see a
+ * declared user, on the model and on a kernel alike. After the last line:
+ * a `user` line may come after the number's first use.
+ */
+void npg_parse_name_numeric_uids(struct parser *p)
+{
+	struct npg_scenario *sc = p->sc;
+	int declared = sc->nnames;
+
+	for (int i = 0; i < p->nnumeric; i++) {
+		bool named = false;
+		char num[16];
+
+		for (int k = 0; k < declared && !named; k++)
+			named = !sc->names[k].group && sc->names[k].id == p->numeric[i].id;
+		if (named)
+			continue;
+		if (sc->nnames - declared == MAX_NUMERIC) {
+			p->line = p->numeric[i].line;
+			npg_parse_error(p, p->numeric[i].col, "more than %d uids given as numbers "
+					"that no user line names", MAX_NUMERIC);
+			return;
+		}
+		snprintf(num, sizeof(num), "%" PRIu32, p->numeric[i].id);
+		sc->names[sc->nnames++] = (struct npg_name){ .name = strdup(num), .id = p->numeric[i].id };
+		if (!sc->names[sc->nnames - 1].name) {
+			perror("nprocguard");
+			exit(2);
+		}
+	}
+}
+
 /* A uid or gid: a declared name or a number; "-1" only where the call allows it */
 bool npg_parse_id(struct parser *p, int i, bool gid, bool allow_none, npg_id *out)
 {
@@ -60,6 +113,8 @@ bool npg_parse_id(struct parser *p, int i, bool gid, bool allow_none, npg_id *ou
 			return false;
 		}
 		*out = (npg_id)v;
+		if (!gid && !p->expecting)
+			note_numeric_uid(p, *out, t->col);
 		return true;
 	}
 	n = find_name(p->sc, t, gid);

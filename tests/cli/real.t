@@ -33,6 +33,29 @@ test_expect "every scenario conforms: model and kernel agree step by step" '
 	no_leftovers
 '
 
+# Files written from probe programs name their uids by number, with no
+# `user` line: each such uid is mapped into the window and counted as a
+# declared user is (issue 23: "check count 31158": model 2, kernel 0)
+test_expect "a uid no user line names: its count, on the kernel as on the model" '
+	printf "user root 0\ntask d uid root\ntask a uid 31158\na: thread t1\ncheck count 31158 => 2\n" >"$TMP/num.npg" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$TMP/num.npg" &&
+	grep -q "^conform: 1 scenarios, 2 statements, 0 differences, 0 unreproducible here" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --real -u $BASE "$TMP/num.npg" && no_leftovers
+'
+
+test_expect "every scenario with its users given as numbers conforms exactly as the original" '
+	mkdir -p "$TMP/num" &&
+	for f in "$S"/article/*.npg "$S"/regression/*.npg; do
+		perl "$TOP/tests/cli/fixtures/numeric-users.pl" "$f" >"$TMP/num/${f##*/}" || exit 1
+	done &&
+	summary() { sed -n "s|^.*/\([^/]*\.npg\): \([0-9]* statements: .*\)|\1: \2|p" | sort; } &&
+	expect_exit 0 "$NPG" conform -u $BASE "$S"/article/*.npg "$S"/regression/*.npg &&
+	summary <"$TMP/stdout" >"$TMP/names.sum" &&
+	expect_exit 0 "$NPG" conform -u $BASE "$TMP"/num/*.npg &&
+	summary <"$TMP/stdout" >"$TMP/numbers.sum" &&
+	test -s "$TMP/names.sum" && diff "$TMP/names.sum" "$TMP/numbers.sum" && no_leftovers
+'
+
 test_expect "what this machine cannot hold is reported unreproducible, not faked" '
 	if grep -q "^CapBnd:.*" /proc/self/status &&
 	   [ $(( 0x$(sed -n "s/^CapBnd:\t//p" /proc/self/status) >> 24 & 1 )) -eq 0 ]; then

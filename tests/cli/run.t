@@ -230,4 +230,28 @@ test_expect "run --release: a bad release, or with --policy or --real, is a usag
 	expect_exit 2 "$NPG" run --release 5.10.223 -p linux-6 "$TMP/rel.npg" &&
 	expect_exit 2 "$NPG" run --release 5.10.223 --real "$TMP/rel.npg"
 '
+
+# A uid given as a number with no `user` line is a user all the same: its
+# tasks count, and every step shows its count under the number
+test_expect "a uid no user line names is counted: check count N, and the COUNTS column" '
+	printf "%s\n" "task d uid 0" "d: fork c" "c: setuid 31158" "c: thread t" \
+		"check c uids => 31158 31158 31158" "check count 31158 => 2" >"$TMP/n1.npg" &&
+	expect_exit 0 "$NPG" run -p linux-6 "$TMP/n1.npg" &&
+	grep -q "^   6      check count 31158 .* 0=1 31158=2$" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run -p linux-6 -f json "$TMP/n1.npg" &&
+	jq -e "[.scenarios[0].statements[-1].observed[].counts[\"31158\"]] == [2]" "$TMP/stdout"
+'
+test_expect "a user line after the first use of its number names it: one user, not two" '
+	printf "%s\n" "task a uid 31158" "user x 31158" "task d uid 0" "check count x => 1" >"$TMP/n2.npg" &&
+	expect_exit 0 "$NPG" run -p linux-6 "$TMP/n2.npg" &&
+	grep -q "^   4      check count x .* x=1 0=1$" "$TMP/stdout"
+'
+test_expect "1,024 uids given as numbers beside 1,024 names; the 1025th is refused where it stands" '
+	{ i=1; while [ $i -le 1024 ]; do echo "user u$i $i"; i=$((i + 1)); done
+	  i=0; while [ $i -lt 1024 ]; do echo "task t$i uid $((5000 + i))"; i=$((i + 1)); done; } >"$TMP/n3.npg" &&
+	expect_exit 0 "$NPG" run -p linux-6 "$TMP/n3.npg" &&
+	echo "task x uid 99999" >>"$TMP/n3.npg" &&
+	expect_exit 2 "$NPG" run -p linux-6 "$TMP/n3.npg" &&
+	grep -q "n3.npg:2049:12: more than 1024 uids given as numbers that no user line names" "$TMP/stderr"
+'
 test_done
