@@ -205,9 +205,24 @@ test_expect "SIGTERM while the users processes start leaves nothing, at once" '
 	no_leftovers
 '
 
+# then_signal SIG THEN: run --real with --then "THEN", sent SIG once the
+# command runs (not after a fixed time: a loaded machine may not be there
+# yet); its exit status, its stderr in $TMP/then.err
+then_signal() {
+	rm -f "$TMP/then.on"
+	"$NPG" run --real -u $BASE --then "touch $TMP/then.on; $2" "$S/article/01-cgiwrap.npg" \
+		>"$TMP/then.out" 2>"$TMP/then.err" &
+	_pid=$!
+	_i=0
+	while [ ! -e "$TMP/then.on" ] && kill -0 $_pid 2>/dev/null && [ $_i -lt 1200 ]; do
+		sleep 0.05; _i=$((_i + 1))
+	done
+	kill -$1 $_pid
+	wait $_pid
+}
+
 test_expect "SIGINT during --then ends the run as interrupted and kills the command" '
-	timeout --preserve-status -s INT 1.5 "$NPG" run --real -u $BASE --then "sleep 1$$.25" \
-		"$S/article/01-cgiwrap.npg" >"$TMP/then.out" 2>"$TMP/then.err"; rc=$?
+	then_signal INT "sleep 1$$.25"; rc=$?
 	cat "$TMP/then.err"
 	test $rc -eq 130 &&
 	grep -q "interrupted by SIGINT at .*01-cgiwrap.npg:[0-9]* (the --then command" "$TMP/then.err" &&
@@ -215,8 +230,7 @@ test_expect "SIGINT during --then ends the run as interrupted and kills the comm
 '
 
 test_expect "SIGTERM during --then: the same, with nothing orphaned" '
-	timeout --preserve-status -s TERM 1.5 "$NPG" run --real -u $BASE --then "sleep 1$$.5 & sleep 1$$.5" \
-		"$S/article/01-cgiwrap.npg" >"$TMP/then.out" 2>"$TMP/then.err"; rc=$?
+	then_signal TERM "sleep 1$$.5 & sleep 1$$.5"; rc=$?
 	test $rc -eq 143 && grep -q "interrupted by SIGTERM" "$TMP/then.err" &&
 	! pgrep -f "sleep 1$$.5" && no_leftovers
 '
