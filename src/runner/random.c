@@ -60,6 +60,12 @@ static void out(struct gen *g, const char *fmt, ...)
 }
 
 static const char *const users[] = { "root", "u1", "u2", "u3" };
+/*
+ * Uids no `user` line names, as files written from probe programs give
+ * them: each is a user all the same (counted, mapped into the run's uid
+ * window), and stands wherever a user's name may
+ */
+static const char *const numeric_uids[] = { "2001", "2002" };
 static const char *const caps[] = { "setuid", "setgid", "sys_admin", "sys_resource", "setpcap",
 				    "kill" };
 
@@ -71,6 +77,14 @@ static const char *const files[] = { "/nonexistent", "/usr/bin/passwd", "/usr/bi
 				     "/usr/bin/newgrp", "/usr/bin/ping", "/media/usb/passwd",
 				     "/opt/ctr/ping" };
 
+/* users[from..3] by name, or now and then a uid no line names */
+static const char *user(struct gen *g, int from)
+{
+	if (pick(&g->rng, 5) == 0)
+		return numeric_uids[pick(&g->rng, 2)];
+	return users[from + pick(&g->rng, 4 - from)];
+}
+
 /* a name, or a small number: the ids a namespace's maps make mean something */
 static const char *any_id(struct gen *g, bool allow_none)
 {
@@ -78,7 +92,7 @@ static const char *any_id(struct gen *g, bool allow_none)
 		return "-1";
 	if (pick(&g->rng, 6) == 0)
 		return (const char *[]){ "1", "2" }[pick(&g->rng, 2)];
-	return users[pick(&g->rng, 4)];
+	return user(g, 0);
 }
 
 #define MAX_GEN_USERNS 4
@@ -91,8 +105,7 @@ static const char *any_id(struct gen *g, bool allow_none)
  */
 static void gen_maps(struct gen *g, bool nested, char *map, size_t len)
 {
-	const char *one = nested ? (const char *[]){ "0", "1" }[pick(&g->rng, 2)]
-				 : users[pick(&g->rng, 4)];
+	const char *one = nested ? (const char *[]){ "0", "1" }[pick(&g->rng, 2)] : user(g, 0);
 
 	switch (pick(&g->rng, 6)) {
 	case 0:
@@ -158,7 +171,7 @@ static void clone_user(struct gen *g, int a)
 static void administer(struct gen *g, int a)
 {
 	int b = pick(&g->rng, g->ntasks);
-	const char *id = (const char *[]){ "0", "1", "root", "u1", "u2" }[pick(&g->rng, 5)];
+	const char *id = (const char *[]){ "0", "1", "root", "u1", "u2", "2001" }[pick(&g->rng, 6)];
 
 	switch (pick(&g->rng, 6)) {
 	case 0:
@@ -400,7 +413,7 @@ int npg_random_scenario(uint64_t seed, int n, unsigned flags, char *buf, size_t 
 		out(&g, "yama ptrace_scope %d\n", pick(&g.rng, 4));
 	out(&g, "file /nonexistent missing\n");
 	out(&g, "file /usr/bin/passwd setuid root\n");
-	out(&g, "file /usr/bin/su1 setuid u1 setgid u2\n");
+	out(&g, "file /usr/bin/su1 setuid %s setgid u2\n", user(&g, 1));
 	out(&g, "file /usr/bin/newgrp setgid root\n");
 	out(&g, "file /usr/bin/ping caps %s,kill inheritable setpcap%s\n", caps[pick(&g.rng, 6)],
 	    pick(&g.rng, 2) ? " effective" : "");
@@ -408,7 +421,7 @@ int npg_random_scenario(uint64_t seed, int n, unsigned flags, char *buf, size_t 
 	out(&g, "file /media/usb/passwd setuid root%s nosuid\n", pick(&g.rng, 3) ? "" : " caps kill effective");
 	/* capabilities written inside a namespace whose root is u1 or root (v3) */
 	out(&g, "file /opt/ctr/ping caps %s effective rootid %s\n", caps[pick(&g.rng, 6)],
-	    pick(&g.rng, 3) ? "u1" : "u2");
+	    pick(&g.rng, 3) ? "u1" : user(&g, 2));
 	out(&g, "task %s uid root", g.t[add_task(&g, "d", false, 0, -1)].name);
 	if (pick(&g.rng, 2))
 		limit(&g);
@@ -417,9 +430,9 @@ int npg_random_scenario(uint64_t seed, int n, unsigned flags, char *buf, size_t 
 	for (int i = 0; i < ninitial; i++) {
 		int t = add_task(&g, "p", false, 0, -1);
 
-		out(&g, "task %s uid %s", g.t[t].name, users[1 + pick(&g.rng, 3)]);
+		out(&g, "task %s uid %s", g.t[t].name, user(&g, 1));
 		if (pick(&g.rng, 3) == 0)
-			out(&g, " euid %s", users[pick(&g.rng, 4)]);
+			out(&g, " euid %s", user(&g, 0));
 		limit(&g);
 		out(&g, "\n");
 	}
