@@ -93,6 +93,10 @@ struct npg_host {
 	 * maps (its CONFIG_USER_NS shows only when a clone() is tried) */
 	bool userns_legacy;
 	int suid_dumpable;		/* fs.suid_dumpable */
+	/* a kernel booted for this process alone (conform --kernel's guest,
+	 * whose /init says so): every root task there is the run's or the
+	 * kernel's own, so root's count can be the scenario's */
+	bool own_kernel;
 };
 
 int npg_host_probe(struct npg_host *h);

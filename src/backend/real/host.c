@@ -71,5 +71,7 @@ int npg_host_probe(struct npg_host *h)
 	if (getrlimit(RLIMIT_NPROC, &lim) < 0)
 		return -1;
 	h->nproc_hard = lim.rlim_max == RLIM_INFINITY ? NPG_RLIM_INFINITY : lim.rlim_max;
+	/* the guest's /init (src/guest/init) sets it for the one program it runs */
+	h->own_kernel = getenv("NPG_GUEST_KERNEL") && getppid() == 1;
 	return probe_ptrace_sysctls(h);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "backend/real/guestroot.h"
 #include "backend/real/observe.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/wire.h"
@@ -265,6 +266,9 @@ static int count_task(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ino, void *a
 	uint32_t key = ruid;
 	int ns = 0;
 
+	/* root's tasks outside the scenario: in a guest, the fillers and the kernel's */
+	if (ruid == 0 && npg_real_task_of_tid(r, tid) < 0)
+		r->root_outside_seen++;
 	if (r->uns.legacy && r->ns_made > 0)
 		return count_task_legacy(r, tid, ruid);
 	if (c->chain) {
@@ -301,15 +305,29 @@ long npg_real_count(struct npg_backend *b, int ns, npg_id uid)
 	if (!r->counts_valid) {
 		struct count_scan c = { r, r->ucounts && r->ns_made > 0 };
 
-		memset(r->counts, 0, (size_t)sc->nnames * (1 + (size_t)sc->nuserns) *
-		       sizeof(*r->counts));
-		if (npg_proc_for_each_ruid(c.chain, count_task, &c) < 0)
-			return -1;
+		/* once more after root's fillers were made or ended (guestroot.c) */
+		for (int round = 0; round < 2; round++) {
+			int moved;
+
+			memset(r->counts, 0, (size_t)sc->nnames * (1 + (size_t)sc->nuserns) *
+			       sizeof(*r->counts));
+			r->root_outside_seen = 0;
+			if (npg_proc_for_each_ruid(c.chain, count_task, &c) < 0)
+				return -1;
+			moved = round == 0 ? npg_real_root_rebalance(b, r) : 0;
+			if (moved < 0)
+				return -1;
+			if (!moved)
+				break;
+		}
 		r->counts_valid = true;
+		npg_real_root_seen(r);
 	}
 	for (int u = 0; u < sc->nnames; u++)
 		if (!sc->names[u].group && sc->names[u].id == uid)
-			return r->counts[level * sc->nnames + u];
+			/* in a guest, root's as the kernel keeps it (guestroot.c) */
+			return r->counts[level * sc->nnames + u] +
+			       (uid == 0 && level == 0 && r->root_ours ? r->root_delta : 0);
 	return 0;
 }
 
@@ -339,8 +357,9 @@ bool npg_real_check_reproducible(struct npg_backend *b, const struct npg_stmt *s
 		}
 		/* a child namespace's level has the scenario's tasks alone (5.14+; and
 		 * 2.6.39-3.4, whose namespaces have their own user_structs) */
-		if (st->user == 0 && (st->ns == 0 || (!r->ucounts && !r->uns.legacy))) {
-			snprintf(b->reason, sizeof(b->reason),
+		if (st->user == 0 && (st->ns == 0 || (!r->ucounts && !r->uns.legacy)) &&
+		    !r->root_ours) {
+			snprintf(b->reason, sizeof(b->reason), "%s", r->root_why[0] ? r->root_why :
 				 "root's count here includes the machine's own processes");
 			return false;
 		}

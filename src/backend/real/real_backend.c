@@ -20,6 +20,7 @@
 #include "backend/backend.h"
 #include "backend/real/creds.h"
 #include "backend/real/execdir.h"
+#include "backend/real/guestroot.h"
 #include "backend/real/idmap.h"
 #include "backend/real/lifecycle.h"
 #include "backend/real/observe.h"
@@ -111,7 +112,8 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	}
 	npg_teardown_install();
 	npg_teardown_set_where(sc->file, 1, "starting the scenario's processes");
-	if (npg_real_make_files(b, r) < 0 || npg_real_spawn_fillers(b, r) < 0)
+	if (npg_real_make_files(b, r) < 0 || npg_real_spawn_fillers(b, r) < 0 ||
+	    npg_real_root_take(b, r) < 0)
 		return -1;
 	for (int i = 0; i < sc->ntasks; i++)
 		if (sc->tasks[i].initial && npg_real_spawn_initial(b, r, i) < 0)
@@ -354,6 +356,7 @@ static void real_stop(struct npg_backend *b)
 		close(r->filler_pipe[1]);
 	if (r->filler_pipe[0] >= 0)
 		close(r->filler_pipe[0]);
+	npg_real_root_release(r);
 	if (r->exe_fd >= 0)
 		close(r->exe_fd);
 	for (int i = 1; r->userns && r->sc && i <= r->sc->nuserns; i++)

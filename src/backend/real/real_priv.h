@@ -124,6 +124,18 @@ struct real_priv {
 	/* the scenario's 'yama ptrace_scope' (or none) is not this machine's,
 	 * and the run stands by the scenario's (run --real, not conform) */
 	bool yama_mismatch;
+	/*
+	 * guestroot.c: in a kernel booted for this run alone, root's count is
+	 * the scenario's -- its declared `procs`, filled up -- and compared
+	 */
+	bool root_ours;
+	long root_delta;	/* root's tasks the kernel counts and /proc does not show */
+	long root_outside;	/* root's tasks in /proc outside the scenario, as set up */
+	long root_outside_seen;	/* the same, as the last count found them */
+	char root_why[256];	/* why root's count is not the scenario's here, or "" */
+	pid_t *root_pids;	/* root's fillers (a guest's), as made and not yet ended */
+	long nroot_pids, root_pids_cap;
+	const struct npg_name *root_name;	/* the scenario's root, whose fillers they are */
 };
 
 /* --- window.c: the run's uid window --- */

@@ -34,13 +34,51 @@ bool npg_real_ucounts_keyed_on_euid(const struct npg_policy *p)
 	"initial namespace, which includes the machine's own processes, against the " \
 	"finite limit the namespace recorded at unshare()"
 
-const char *npg_real_decision_on_root_chain(const struct real_priv *r, const struct real_task *t,
-					    const struct npg_stmt *st)
+/*
+ * clone(CLONE_NEWUSER) from the initial namespace by a task whose euid is
+ * root makes a namespace root owns, recording the task's RLIMIT_NPROC
+ * (always in 5.14-5.16; from 5.17 when its real uid is not 0), and the
+ * child is charged along that chain at once: copy_process() compares
+ * root's count with that limit, exempting only INIT_USER and capable().
+ */
+#define ROOT_CLONE "clone(CLONE_NEWUSER) with an effective uid of root: the child meets " \
+	"root's count (the machine's processes too) against the limit its namespace records"
+
+static const char *clone_meets_root(const struct real_task *t)
+{
+	struct npg_proc_task pt;
+	uint64_t soft, hard;
+
+	if (!t->created || npg_proc_read_task(t->pid, t->tid, &pt) < 0 ||
+	    npg_proc_read_nproc(t->pid, &soft, &hard) < 0)
+		return NULL;
+	if (pt.uid[1] != 0 || pt.uid[0] == 0 || soft == NPG_RLIM_INFINITY ||
+	    npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) || npg_cap_has(pt.cap_eff, NPG_CAP_SYS_ADMIN))
+		return NULL;
+	return ROOT_CLONE;
+}
+
+/*
+ * In a guest whose root count could not be made the file's (guestroot.c),
+ * that is the reason to give: what the file would need to be compared
+ */
+static const char *why(const struct real_priv *r, const char *reason)
+{
+	return reason && r->root_why[0] ? r->root_why : reason;
+}
+
+static const char *root_chain(const struct real_priv *r, const struct real_task *t,
+			      const struct npg_stmt *st)
 {
 	struct npg_proc_task pt;
 	int f = t->ns;
 
-	if (!r->ucounts || f <= 0 || t->tainted || !t->alive)
+	/* in a guest root's count is the scenario's (guestroot.c): the step is compared */
+	if (!r->ucounts || t->tainted || !t->alive || r->root_ours)
+		return NULL;
+	if (f == 0 && st->op.code == NPG_OP_CLONE_USER)
+		return clone_meets_root(t);
+	if (f <= 0)
 		return NULL;
 	while (r->userns[f].parent != 0)
 		f = r->userns[f].parent;
@@ -62,6 +100,12 @@ const char *npg_real_decision_on_root_chain(const struct real_priv *r, const str
 	default:
 		return NULL;
 	}
+}
+
+const char *npg_real_decision_on_root_chain(const struct real_priv *r, const struct real_task *t,
+					    const struct npg_stmt *st)
+{
+	return why(r, root_chain(r, t, st));
 }
 
 /*
@@ -101,8 +145,8 @@ const char *npg_real_decision_on_root_chain(const struct real_priv *r, const str
 	"count of root's ucounts, which this task is charged to (its real uid changed while " \
 	"its effective uid was 0) and which includes the machine's own processes"
 
-const char *npg_real_decision_on_roots_count(struct real_priv *r, const struct real_task *t,
-					     const struct npg_stmt *st)
+static const char *roots_count(const struct real_priv *r, const struct real_task *t,
+			       const struct npg_stmt *st)
 {
 	struct npg_proc_task pt;
 	npg_id ruid = st->op.id[0];
@@ -110,7 +154,7 @@ const char *npg_real_decision_on_roots_count(struct real_priv *r, const struct r
 
 	/* a task of a child namespace is charged to that namespace's ucounts:
 	 * above it, npg_real_decision_on_root_chain() */
-	if (!r->ucounts_by_euid || t->tainted || !t->alive || !t->created || t->ns != 0 ||
+	if (!r->ucounts_by_euid || r->root_ours || t->tainted || !t->alive || !t->created || t->ns != 0 ||
 	    npg_proc_read_task(t->pid, t->tid, &pt) < 0)
 		return NULL;
 	capable = npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE) ||
@@ -131,4 +175,10 @@ const char *npg_real_decision_on_roots_count(struct real_priv *r, const struct r
 	if (npg_real_map_id(r, ruid) == pt.uid[0] || (t->key_known && t->key != 0))
 		return NULL;
 	return capable ? NULL : ROOT_COUNT_SET_USER;
+}
+
+const char *npg_real_decision_on_roots_count(struct real_priv *r, const struct real_task *t,
+					     const struct npg_stmt *st)
+{
+	return why(r, roots_count(r, t, st));
 }

@@ -173,7 +173,34 @@ static int await_fillers(struct npg_backend *b, int ack, long n)
 	return 0;
 }
 
-int npg_real_spawn_fillers(struct npg_backend *b, struct real_priv *r)
+/* @n fillers of scenario user @user, acknowledged on @ack: 0, or -1 with b->error */
+static int fork_fillers(struct npg_backend *b, struct real_priv *r, const struct npg_name *user,
+			long n, int ack[2], long *started)
+{
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			snprintf(b->error, sizeof(b->error), "fork of process %ld of %ld of "
+				 "user '%s': %s", i + 1, n, user->name, strerror(errno));
+			return -1;
+		}
+		if (pid == 0) {
+			close(ack[0]);
+			filler_main(r, npg_real_map_id(r, user->id), ack[1]);
+		}
+		npg_teardown_remember(pid);
+		++*started;
+		/* root's are ended one by one when its count moves (guestroot.c) */
+		if (user->id == 0 && r->nroot_pids < r->root_pids_cap)
+			r->root_pids[r->nroot_pids++] = pid;
+	}
+	return 0;
+}
+
+/* Make the fillers of @user (the first @n of them), then await all: 0 or -1 */
+static int spawn_fillers_of(struct npg_backend *b, struct real_priv *r, const struct npg_name *user,
+			    long n)
 {
 	const struct npg_scenario *sc = r->sc;
 	int ack[2];
@@ -184,27 +211,13 @@ int npg_real_spawn_fillers(struct npg_backend *b, struct real_priv *r)
 		snprintf(b->error, sizeof(b->error), "pipe: %s", strerror(errno));
 		return -1;
 	}
-	for (int u = 0; u < sc->nnames && rc == 0; u++) {
-		const struct npg_name *n = &sc->names[u];
+	if (user)
+		rc = fork_fillers(b, r, user, n, ack, &started);
+	for (int u = 0; !user && u < sc->nnames && rc == 0; u++) {
+		const struct npg_name *x = &sc->names[u];
 
-		if (n->group || !n->procs || n->id == 0)
-			continue;
-		for (long i = 0; i < n->procs; i++) {
-			pid_t pid = fork();
-
-			if (pid < 0) {
-				snprintf(b->error, sizeof(b->error), "fork of process %ld of %ld of "
-					 "user '%s': %s", i + 1, n->procs, n->name, strerror(errno));
-				rc = -1;
-				break;
-			}
-			if (pid == 0) {
-				close(ack[0]);
-				filler_main(r, npg_real_map_id(r, n->id), ack[1]);
-			}
-			npg_teardown_remember(pid);
-			started++;
-		}
+		if (!x->group && x->procs && x->id != 0)
+			rc = fork_fillers(b, r, x, x->procs, ack, &started);
 	}
 	close(ack[1]);
 	/* after a failed fork too: the ones started must be settled before stop */
@@ -212,6 +225,17 @@ int npg_real_spawn_fillers(struct npg_backend *b, struct real_priv *r)
 		rc = -1;
 	close(ack[0]);
 	return rc;
+}
+
+int npg_real_spawn_fillers(struct npg_backend *b, struct real_priv *r)
+{
+	return spawn_fillers_of(b, r, NULL, 0);
+}
+
+int npg_real_spawn_root_fillers(struct npg_backend *b, struct real_priv *r,
+				const struct npg_name *root, long n)
+{
+	return spawn_fillers_of(b, r, root, n);
 }
 
 /*
@@ -227,8 +251,9 @@ int npg_real_check_capacity(struct npg_backend *b, const struct real_priv *r)
 	long need = sc->ntasks;
 	int n = npg_tasklimits_read(lim, NPG_TASKLIMITS_MAX);
 
+	/* root's `procs` are made only in a guest, where root's count is the file's */
 	for (int u = 0; u < sc->nnames; u++)
-		if (!sc->names[u].group && sc->names[u].id != 0)
+		if (!sc->names[u].group && (sc->names[u].id != 0 || r->host->own_kernel))
 			need += sc->names[u].procs;
 	for (int i = 0; i < n; i++) {
 		long reserve = lim[i].limit / 10 > 64 ? lim[i].limit / 10 : 64;

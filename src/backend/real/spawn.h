@@ -13,6 +13,9 @@
 int npg_real_check_capacity(struct npg_backend *b, const struct real_priv *r);
 /* Every user's `procs N`, each counted once its uid switch is acknowledged. 0, or -1. */
 int npg_real_spawn_fillers(struct npg_backend *b, struct real_priv *r);
+/* @n processes of @root that the scenario does not drive (guestroot.c). 0, or -1. */
+int npg_real_spawn_root_fillers(struct npg_backend *b, struct real_priv *r,
+				const struct npg_name *root, long n);
 /* Declared task @idx as a puppet with the credentials the scenario declares. 0, or -1. */
 int npg_real_spawn_initial(struct npg_backend *b, struct real_priv *r, int idx);
 /* Is @t's process (a leader) still there, and the one the run made? */

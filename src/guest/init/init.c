@@ -201,6 +201,9 @@ int main(void)
 		setenv("NPG_PROGRESS", "0", 1);
 		if (access(GUEST_TMP, W_OK) == 0)
 			setenv("TMPDIR", GUEST_TMP, 1);
+		/* this kernel runs for the program alone: its root tasks are the
+		 * program's and the kernel's (the real backend's root count) */
+		setenv("NPG_GUEST_KERNEL", "1", 1);
 		load_env();
 		yama_scope(getenv("NPG_GUEST_YAMA_SCOPE"));
 		execv(prog, argv);
