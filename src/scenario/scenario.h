@@ -182,6 +182,14 @@ int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no
 			  const char *line, size_t len, int first, int task,
 			  struct npg_stmt *out, FILE *err);
 
+/*
+ * Every id @sc names -- users and groups, the tasks' ids and groups, the
+ * ids and groups its steps pass, declared files' owners and v3 root ids --
+ * sorted, each once, 0 included, into *@out (to free): how many, or -1
+ * out of memory.
+ */
+int npg_scenario_ids(const struct npg_scenario *sc, npg_id **out);
+
 /* Which expectation applies to policy index @pi (-1: none), or NULL. */
 const char *npg_expect_for(const struct npg_expect *e, int pi);
 

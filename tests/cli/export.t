@@ -166,6 +166,23 @@ test_expect "a file whose policies leave out this kernel's era is skipped as a w
 		"$TMP/stdout" && no_leftovers
 '
 
+# A uid that no user line names is a user all the same (issue 23): its
+# ids come from npg_scenario_ids() as the real backend's do, laid out in
+# the window, and its count is read there
+test_expect "a uid no user line names: counted and compared, as run --real does" '
+	printf "%s\n" "user root 0" "task d uid root" "task a uid 31158" "a: thread t1" \
+		"check count 31158 => 2" "d: fork c => ok" "c: setuid 31159 => ok" \
+		"check count 31159 => 1" "check c uids => 31159 31159 31159" >"$TMP/num.npg" &&
+	expect_exit 0 "$NPG" export --policy linux-6 -o "$TMP/num" "$TMP/num.npg" &&
+	make -s -C "$TMP/num" >/dev/null 2>&1 &&
+	expect_exit 0 "$TMP/num/num" &&
+	grep -q "^ok [0-9]* - 5: check count 31158$" "$TMP/stdout" &&
+	grep -q "^ok [0-9]* - 8: check count 31159$" "$TMP/stdout" &&
+	grep -q "^# Totals: pass:5 fail:0 " "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --real -u $BASE "$TMP/num.npg" &&
+	grep -q "^5 expectations: 5 held, 0 failed" "$TMP/stdout" && no_leftovers
+'
+
 test_expect "a failing expectation: not ok with file:line, the step, expected and got; exit 1" '
 	printf "user root 0\nuser www 1000 procs 1\ntask d uid root\nd: fork c => ok\nc: setuid www => ok\ncheck count www => 5\ncheck c uids => www www www\n" >"$TMP/wrong.npg"
 	expect_exit 0 "$NPG" export --policy linux-6 -o "$TMP/wrong" "$TMP/wrong.npg" &&

@@ -21,19 +21,6 @@ struct id_seg {
 	uint32_t real;		/* the real id of lo */
 };
 
-static int cmp_id(const void *a, const void *b)
-{
-	npg_id x = *(const npg_id *)a, y = *(const npg_id *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void add_id(npg_id *ids, int *n, npg_id id)
-{
-	if (id != 0 && id != NPG_ID_NONE)
-		ids[(*n)++] = id;
-}
-
 static size_t max_ids(const struct npg_scenario *sc)
 {
 	return (size_t)sc->nnames + (size_t)sc->ntasks * (8 + NPG_NGROUPS) +
@@ -45,44 +32,6 @@ struct id_seg *npg_real_window_new(const struct npg_scenario *sc)
 	/* a segment per id, and per line of every map a step writes (collect_map_ranges()) */
 	return calloc(max_ids(sc) + (size_t)sc->nstmts * 2 * NPG_IDMAP_MAX + 1,
 		      sizeof(struct id_seg));
-}
-
-/* Every id the scenario names as a kernel id, or as an id of a namespace (harmless) */
-static int collect_points(const struct npg_scenario *sc, npg_id *ids)
-{
-	int n = 0;
-
-	for (int i = 0; i < sc->nnames; i++)
-		add_id(ids, &n, sc->names[i].id);
-	for (int i = 0; i < sc->ntasks; i++) {
-		const struct npg_cred *c = &sc->tasks[i].cred;
-
-		add_id(ids, &n, c->uid.real), add_id(ids, &n, c->uid.eff);
-		add_id(ids, &n, c->uid.saved), add_id(ids, &n, c->gid.real);
-		add_id(ids, &n, c->gid.eff), add_id(ids, &n, c->gid.saved);
-		for (int g = 0; g < c->ngroups; g++)
-			add_id(ids, &n, c->groups[g]);
-	}
-	for (int i = 0; i < sc->nstmts; i++) {
-		const struct npg_op *op = &sc->stmts[i].op;
-
-		if (sc->stmts[i].kind != NPG_STMT_STEP)
-			continue;
-		for (int k = 0; k < 3; k++)
-			add_id(ids, &n, op->id[k]);
-		for (int g = 0; g < op->ngroups; g++)
-			add_id(ids, &n, op->groups[g]);
-	}
-	for (int i = 0; i < sc->nfiles; i++) {
-		if (sc->files[i].exec.setuid)
-			add_id(ids, &n, sc->files[i].exec.uid);
-		if (sc->files[i].exec.setgid)
-			add_id(ids, &n, sc->files[i].exec.gid);
-		if (sc->files[i].exec.fcap_v3)
-			add_id(ids, &n, sc->files[i].exec.fcap_rootid);
-	}
-	qsort(ids, (size_t)n, sizeof(*ids), cmp_id);
-	return n;
 }
 
 static uint64_t seg_len(const struct id_seg *s)
@@ -181,16 +130,16 @@ static void collect_map_ranges(struct real_priv *r)
 /* The window's layout: 0, or -1 when the scenario names more ids than it holds */
 int npg_real_window_layout(struct real_priv *r)
 {
-	npg_id *ids = calloc(max_ids(r->sc), sizeof(*ids));
-	int n;
+	/* every id the scenario names as a kernel id, or as an id of a namespace (harmless) */
+	npg_id *ids;
+	int n = npg_scenario_ids(r->sc, &ids);
 	uint32_t real;
 
-	if (!ids)
+	if (n < 0)
 		return -1;
-	n = collect_points(r->sc, ids);
 	for (int i = 0; i < n; i++) {
-		if (i > 0 && ids[i] == ids[i - 1])
-			continue;
+		if (ids[i] == 0)
+			continue;	/* root stays root */
 		if (!seg_insert(r, ids[i], ids[i])) {
 			free(ids);
 			return -1;
