@@ -27,6 +27,17 @@ ssize_t npg_read_small(const char *path, char *buf, size_t len)
 	return total;
 }
 
+long npg_read_long(const char *path)
+{
+	char buf[64], *end;
+	long v;
+
+	if (npg_read_small(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	v = strtol(buf, &end, 10);
+	return end == buf ? -1 : v;
+}
+
 /*
  * "Uid:\t0\t0\t0\t0". Kernels before 3.5 print the ids signed (-1 for
  * 4294967295), later ones unsigned: take either as the 32-bit id.

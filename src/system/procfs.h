@@ -24,6 +24,8 @@ struct npg_proc_task {
 
 /* A small /proc or /sys file whole, NUL-terminated: its length, or -1 if it cannot be read. */
 ssize_t npg_read_small(const char *path, char *buf, size_t len);
+/* A sysctl or other one-number file: its value, or -1 when it is missing or holds no number. */
+long npg_read_long(const char *path);
 
 /* Read one task (a thread of @pid, or the leader when tid == pid). 0, or -1 if gone. */
 int npg_proc_read_task(pid_t pid, pid_t tid, struct npg_proc_task *out);

@@ -21,18 +21,6 @@
 #include "model/release.h"
 #include "system/procfs.h"
 
-/* -1 when the file is missing or holds no number */
-static long read_long(const char *path)
-{
-	char buf[64], *end;
-	long v;
-
-	if (npg_read_small(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	v = strtol(buf, &end, 10);
-	return end == buf ? -1 : v;
-}
-
 /* major.minor.patch as one number, to compare releases */
 #define RELEASE(a, b, c) ((a) * 65536 + (b) * 256 + (c))
 
@@ -72,9 +60,9 @@ int npg_idmap_probe(struct npg_idmap_host *h)
 
 	memset(h, 0, sizeof(*h));
 	h->overflowuid = h->overflowgid = 65534;
-	if ((v = read_long("/proc/sys/kernel/overflowuid")) >= 0)
+	if ((v = npg_read_long("/proc/sys/kernel/overflowuid")) >= 0)
 		h->overflowuid = (uint32_t)v;
-	if ((v = read_long("/proc/sys/kernel/overflowgid")) >= 0)
+	if ((v = npg_read_long("/proc/sys/kernel/overflowgid")) >= 0)
 		h->overflowgid = (uint32_t)v;
 	/* UID_GID_MAP_MAX_EXTENTS: 5 lines, 340 since 6397fac4915a (4.15) */
 	h->max_lines = 5;
@@ -280,21 +268,21 @@ void npg_idmap_refusal(pid_t pid, pid_t tid, const char *call, int err, char *bu
 	const char *seccomp;
 
 	/* Debian's and Ubuntu's ksys_unshare(): "!unprivileged_userns_clone && !capable(CAP_SYS_ADMIN)" */
-	if (err == EPERM && read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0) {
+	if (err == EPERM && npg_read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0) {
 		snprintf(buf, len, "this machine refuses user namespaces to unprivileged "
 			 "tasks (kernel.unprivileged_userns_clone = 0)");
 		return;
 	}
 	/* inc_user_namespaces() against ucount_max[UCOUNT_USER_NAMESPACES] */
-	if (err == ENOSPC && read_long("/proc/sys/user/max_user_namespaces") >= 0) {
+	if (err == ENOSPC && npg_read_long("/proc/sys/user/max_user_namespaces") >= 0) {
 		snprintf(buf, len, "this machine's limit on user namespaces was met "
 			 "(user.max_user_namespaces = %ld)",
-			 read_long("/proc/sys/user/max_user_namespaces"));
+			 npg_read_long("/proc/sys/user/max_user_namespaces"));
 		return;
 	}
 	/* security_create_user_ns(): AppArmor's unprivileged_userns mediation (Ubuntu 23.10+) */
 	if ((err == EPERM || err == EACCES) &&
-	    read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) {
+	    npg_read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) {
 		snprintf(buf, len, "this machine's AppArmor policy restricts unprivileged "
 			 "user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1)");
 		return;

@@ -371,6 +371,7 @@ static void real_stop(struct npg_backend *b)
 		fprintf(stderr, "nprocguard: warning: processes of uids %u..%u were still "
 			"there %d s after the run ended\n", r->base, r->base + NPG_UID_WINDOW - 1,
 			STOP_TIMEOUT_MS / 1000);
+	npg_real_userns_restore(r);
 	npg_teardown_forget_all();
 	free(r->segs);
 	free(r->userns);
@@ -404,6 +405,7 @@ void npg_real_backend_init(struct npg_backend *b, const struct npg_host *host,
 	memset(b, 0, sizeof(*b));
 	r->host = host;
 	r->base = uid_base;
+	r->init_max_userns = -1;
 	b->ops = &real_ops;
 	b->priv = r;
 	b->policy = host->policy ? host->policy : &npg_policy_linux_6;

@@ -118,6 +118,9 @@ struct real_priv {
 	/* a task of the window in a namespace the run did not make: counts cannot be told */
 	char ns_unknown[200];
 	int ns_made;		/* namespaces made so far */
+	/* a guest's user.max_user_namespaces of the initial namespace as it was
+	 * before a step wrote it, written back at stop; -1 untouched */
+	long init_max_userns;
 	const struct npg_policy *policy;	/* this kernel's era */
 	bool ucounts;		/* its counts are per (namespace, uid), in a chain (5.14+) */
 	bool ever_traced;	/* a seize succeeded: exits may wait for a tracer */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/real/idmap.h"
@@ -243,16 +244,18 @@ static bool has_mapping(const struct real_task *t, bool gid, uint32_t kid)
  * 32", or inc_user_namespaces() at a level whose user.max_user_namespaces
  * a step of the run wrote (inc_ucount() walks from the parent up:
  * "for (iter = ucounts; iter; iter = tns->ucounts)"). The initial
- * namespace's limit is the machine's.
+ * namespace's limit is the machine's unless the run wrote it (in a guest).
  */
 static bool enospc_of_scenario(const struct real_priv *r, int parent)
 {
 	if (r->userns[parent].level > 32)
 		return true;
-	for (int ns = parent; ns != 0; ns = r->userns[ns].parent)
+	for (int ns = parent;; ns = r->userns[ns].parent) {
 		if (r->userns[ns].max_set)
 			return true;
-	return false;
+		if (ns == 0)
+			return false;
+	}
 }
 
 /* capable() of 2.6.39-3.4: the initial namespace's, which no task of a child one has */
@@ -618,35 +621,71 @@ static struct npg_result step_write_file(struct npg_backend *b, struct real_priv
  * sysctl user.max_user_namespaces N: the puppet opens
  * /proc/sys/user/max_user_namespaces, which is its own namespace's
  * (set_lookup(): "&current_user_ns()->set"), and writes N. A task of the
- * initial namespace would write this machine's: run only when the kernel
- * is sure to refuse it (set_permissions(): mode 0444 without
- * CAP_SYS_RESOURCE over the namespace, so the open is EACCES), never
- * when the task holds CAP_SYS_RESOURCE there.
+ * initial namespace would write this machine's: on the host, run only when
+ * the kernel is sure to refuse it (set_permissions(): mode 0444 without
+ * CAP_SYS_RESOURCE over the namespace, so the open is EACCES), never when
+ * the task holds CAP_SYS_RESOURCE there. In a kernel booted for the run
+ * the machine is the run's: the step runs, and stop writes the value back
+ * (npg_real_userns_restore()) so that the next scenario finds the boot's.
  */
 static struct npg_result step_max_userns(struct npg_backend *b, struct real_priv *r,
 					 struct real_task *t, const struct npg_stmt *st,
 					 struct npg_wire_msg *cmd)
 {
+	static const char path[] = "/proc/sys/user/max_user_namespaces";
 	struct npg_proc_task pt;
 	struct npg_wire_msg m;
 	struct npg_result res;
 
 	/* before 4.9 there is no such file: the open's ENOENT changes nothing */
-	if (t->ns == 0 && access("/proc/sys/user/max_user_namespaces", F_OK) == 0) {
+	if (t->ns == 0 && access(path, F_OK) == 0) {
 		if (npg_proc_read_task(t->pid, t->tid, &pt) < 0)
 			return npg_real_broken(b, "reading the task before its sysctl");
-		if (npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE))
-			return npg_real_diverge(b, r, st, "the task holds CAP_SYS_RESOURCE in the initial "
-				       "namespace: the step would change this machine's "
-				       "user.max_user_namespaces");
+		if (npg_cap_has(pt.cap_eff, NPG_CAP_SYS_RESOURCE)) {
+			if (!r->host->own_kernel)
+				return npg_real_diverge(b, r, st, "the task holds CAP_SYS_RESOURCE in the "
+					       "initial namespace: the step would change this "
+					       "machine's user.max_user_namespaces");
+			if (r->init_max_userns < 0 && (r->init_max_userns = npg_read_long(path)) < 0)
+				return npg_real_broken(b, "reading user.max_user_namespaces before a "
+						       "step writes it");
+		}
 	}
-	snprintf(cmd->path, sizeof(cmd->path), "/proc/sys/user/max_user_namespaces");
+	snprintf(cmd->path, sizeof(cmd->path), "%s", path);
 	snprintf(cmd->text, sizeof(cmd->text), "%llu\n", (unsigned long long)st->op.lim_cur);
 	if (!npg_real_exchange(b, r, t, cmd, -1, t, &m, &res))
 		return res;
-	if (m.result == NPG_R_OK && t->ns > 0)
+	if (m.result == NPG_R_OK)
 		r->userns[t->ns].max_set = true;
 	return (struct npg_result){ .kind = m.result, .value = m.value };
+}
+
+/*
+ * The initial namespace's user.max_user_namespaces back to what it was,
+ * once the run's processes are gone. Their namespaces are freed later
+ * still (put_user_ns() -> schedule_work(free_user_ns), after the creds'
+ * RCU grace period), and until then count at the initial level for their
+ * owners, the window's uids the next scenario uses again: wait for that
+ * on a kernel where it is quick (one CPU, no other load), so that a limit
+ * the next scenario writes there is tested against its own namespaces.
+ */
+void npg_real_userns_restore(struct real_priv *r)
+{
+	char text[32];
+	int fd;
+
+	if (r->host->own_kernel && r->ns_made > 0)
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	if (r->init_max_userns < 0)
+		return;
+	snprintf(text, sizeof(text), "%ld\n", r->init_max_userns);
+	fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		fprintf(stderr, "nprocguard: warning: user.max_user_namespaces could not be set "
+			"back to %ld: %s\n", r->init_max_userns, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	r->init_max_userns = -1;
 }
 
 struct npg_result npg_real_step_write_proc(struct npg_backend *b, struct real_priv *r,
