@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "runner/conform.h"
 #include "runner/random.h"
+#include "runner/reasons.h"
 
 #define RANDOM_TEXT_MAX 8192
 
@@ -73,7 +74,12 @@ struct totals {
 	bool not_started;	/* a scenario could not start: exit 3 */
 	bool stopped;		/* out of memory or stdout failed: no point going on */
 	bool first_json;
+	struct npg_reasons reasons;	/* why statements were unreproducible */
+	int attempted;		/* scenarios given to conform_one(), for the tally */
 };
+
+/* the reasons of unreproducible statements listed in text, the rest summed */
+#define REASONS_SHOWN 12
 
 /* --random's line of scenarios done; erased before any other output */
 static struct npg_progress progress;
@@ -131,6 +137,8 @@ struct conform_sink {
 	bool json;		/* JSON: one object per file */
 	bool first_file, first_diff;
 	bool shrinking;		/* start failures are not told */
+	struct npg_reasons *reasons;	/* NULL: not tallied (shrinking) */
+	int scenario;
 };
 
 static int conform_begin(void *arg, const struct npg_run *run)
@@ -156,6 +164,10 @@ static int conform_statement(void *arg, const struct npg_run *run, int s,
 	if (!cs->both_started)
 		return 0;
 	if (npg_conform_diff(run, s, obs, 0, 1, cs->emit, cs->emit_arg, &cs->st) < 0)
+		return NPG_REPORT_NO_MEMORY;
+	if (cs->reasons && (obs[0].unreproducible || obs[1].unreproducible) &&
+	    npg_reasons_add(cs->reasons, cs->scenario,
+			    obs[1].unreproducible ? obs[1].reason : obs[0].reason) < 0)
 		return NPG_REPORT_NO_MEMORY;
 	if (cs->held)
 		npg_report_mismatches(cs->held, run, s, obs);
@@ -197,7 +209,8 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 		       struct totals *tot)
 {
 	struct conform_sink cs = { .json = o->fmt == NPG_FORMAT_JSON,
-				   .first_file = tot->first_json };
+				   .first_file = tot->first_json,
+				   .reasons = &tot->reasons, .scenario = tot->attempted++ };
 	struct npg_conform_stats *st = &cs.st;
 	int rc;
 
@@ -385,6 +398,28 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 	return 0;
 }
 
+/* The unreproducible statements' reasons, most frequent first, the rest summed */
+static void print_reasons(const struct npg_reasons *rs, int max)
+{
+	long rest = 0;
+
+	if (rs->n == 0)
+		return;
+	printf("unreproducible here, by reason:\n");
+	for (int i = 0; i < rs->n; i++) {
+		if (i >= max) {
+			rest += rs->r[i].statements;
+			continue;
+		}
+		printf("  %ld statements in %ld scenarios: ", rs->r[i].statements, rs->r[i].scenarios);
+		/* a reason may quote a file's names: no escape sequences */
+		npg_safe_fputs(rs->r[i].reason, stdout);
+		putchar('\n');
+	}
+	if (rest)
+		printf("  %ld statements for %d other reasons\n", rest, rs->n - max);
+}
+
 int npg_cmd_conform(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -533,15 +568,28 @@ int npg_cmd_conform(int argc, char **argv)
 		if (bad)
 			return NPG_EXIT_USAGE;
 	}
-	if (o.fmt == NPG_FORMAT_JSON)
+	npg_reasons_sort(&tot.reasons);
+	if (o.fmt == NPG_FORMAT_JSON) {
 		printf("\n  ],\n  \"summary\": {\"scenarios\": %d, \"statements\": %d, \"agree\": %d, "
-		       "\"differ\": %d, \"unreproducible\": %d}\n}\n", tot.scenarios,
-		       tot.stats.statements, tot.stats.agree, tot.stats.differ,
+		       "\"differ\": %d, \"unreproducible\": %d, \"unreproducible_reasons\": [",
+		       tot.scenarios, tot.stats.statements, tot.stats.agree, tot.stats.differ,
 		       tot.stats.unreproducible);
-	else
+		for (int i = 0; i < tot.reasons.n; i++) {
+			printf("%s\n    {\"reason\": ", i ? "," : "");
+			npg_json_string(stdout, tot.reasons.r[i].reason);
+			printf(", \"statements\": %ld, \"scenarios\": %ld}", tot.reasons.r[i].statements,
+			       tot.reasons.r[i].scenarios);
+		}
+		printf("]}\n}\n");
+	} else {
+		/* per statement they are told only without --quiet, and never for --random */
+		if (random_n > 0 || o.quiet)
+			print_reasons(&tot.reasons, REASONS_SHOWN);
 		printf("conform: %d scenarios, %d statements, %d differences, %d unreproducible here, "
 		       "kernel %s, model %s\n", tot.scenarios, tot.stats.statements, tot.stats.differ,
 		       tot.stats.unreproducible, o.host.release, o.policy->name);
+	}
+	npg_reasons_free(&tot.reasons);
 	if (tot.broken)
 		return NPG_EXIT_USAGE;
 	/* a scenario that did not run leaves the answer incomplete: that outranks a difference */

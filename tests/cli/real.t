@@ -82,6 +82,21 @@ test_expect "on the host root's count stays the machine's, even with the guest's
 	no_leftovers
 '
 
+# conform --quiet and --random tell no statement's reason: the summary
+# tallies them, numbers taken out, so a run of thousands says what kept
+# how much from being compared
+test_expect "conform --quiet tallies why statements were unreproducible" '
+	printf "user root 0 procs 5000\ntask d uid root\ncheck count root => 5001\nd: fork e => ok\ncheck count root => 5002\n" >"$TMP/root.npg" &&
+	expect_exit 0 "$NPG" conform -q -u $BASE "$TMP/root.npg" "$TMP/root.npg" &&
+	grep -q "^unreproducible here, by reason:" "$TMP/stdout" &&
+	grep -q "^  4 statements in 2 scenarios: root.s count here includes the machine.s own processes" "$TMP/stdout" &&
+	! grep -q "root.npg:3:" "$TMP/stdout" &&
+	tail -n 1 "$TMP/stdout" | grep -q "^conform: 2 scenarios, 6 statements, 0 differences, 4 unreproducible" &&
+	expect_exit 0 "$NPG" conform -q -u $BASE -f json "$TMP/root.npg" &&
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[\"summary\"][\"unreproducible_reasons\"]; assert r[0][\"statements\"] == 2 and r[0][\"scenarios\"] == 1, r" "$TMP/stdout" &&
+	no_leftovers
+'
+
 test_expect "random differential testing finds no difference (60 scenarios)" '
 	expect_exit 0 "$NPG" conform -u $BASE --random 60 --seed 7 -o "$TMP" &&
 	grep -q "^conform: 60 scenarios, [0-9]* statements, 0 differences" "$TMP/stdout" &&
