@@ -71,6 +71,19 @@ test_expect "the unchecked drop of the article, statement by statement, inside $
 		"$TMP/stdout"
 '
 
+# -ow's SIGSEGV on a thread takes its process: the leader's later steps
+# are a dead task's and its exit is read from its parent (3.0.8's stat has
+# no exit code); the backend once lost the leader ('Broken pipe')
+if [ "$policy" = ow-2006 ]; then
+	test_expect "a thread killed by -ow's SIGSEGV takes its process, inside $(basename "$image")" '
+		cd "$TOP" &&
+		expect_exit 0 "$NPG" conform --guest-timeout 900 --kernel "$image" \
+			scenarios/regression/ow-2006-thread-killed.npg &&
+		grep -q "^scenarios/regression/ow-2006-thread-killed.npg: 9 statements: 9 agree, 0 differ, 0 unreproducible" \
+			"$TMP/stdout"
+	'
+fi
+
 # The explorer's shortest counterexamples of this policy (Brown's race,
 # Peslyak's stale flag, the killed careful drop, ...) replayed on its kernel
 if [ "$(id -u)" -ne 0 ]; then

@@ -183,8 +183,17 @@ void npg_real_learn_exit(struct real_priv *r, struct real_task *t)
 struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t)
 {
 	struct npg_proc_task pt;
+	struct real_task *leader = npg_real_task_by_pid(r, t->pid);
 	int status = 0;
 
+	/*
+	 * A fatal signal takes the whole thread group (ow-2006's set_user()
+	 * force_sig(SIGSEGV) on a thread, say): the leader is the one that
+	 * ends the process, whose status its parent can read, and whose later
+	 * steps are a dead task's
+	 */
+	if (leader)
+		t = leader;
 	if (npg_real_wait_process_exited(t) < 0)
 		return npg_real_broken(b, "a task that died did not exit");
 	npg_real_learn_exit(r, t);
