@@ -97,6 +97,9 @@ struct npg_host {
 	 * whose /init says so): every root task there is the run's or the
 	 * kernel's own, so root's count can be the scenario's */
 	bool own_kernel;
+	/* there, the file where /init writes "PID STARTTIME STATUS" of each
+	 * orphan it reaps (NPG_GUEST_REAPED), or NULL */
+	const char *init_reaped;
 };
 
 int npg_host_probe(struct npg_host *h);

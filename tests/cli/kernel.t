@@ -159,6 +159,17 @@ else
 		grep -q "root.npg: 3 statements: 3 agree, 0 differ, 0 unreproducible" "$TMP/stdout" &&
 		grep -q "few.npg:3: .*unreproducible here: root.s count in this guest is at least [0-9]* outside the scenario .*, above the 3 the file declares" "$TMP/stdout"
 	'
+	# An orphan's parent is init before 3.4 (no child subreaper), and before
+	# 3.5 /proc/PID/stat has no exit code: the guest's /init writes how each
+	# orphan it reaps ended, and the backend reads it there (before:
+	# "nothing of the run saw its status" on 3.0.8)
+	test_expect "an orphan reaped by the guest's /init: its exit is compared inside $(basename "$image")" '
+		cd "$TOP" &&
+		expect_exit 0 "$NPG" conform --guest-timeout 900 --kernel "$image" \
+			scenarios/regression/kill-permission.npg &&
+		grep -q "^scenarios/regression/kill-permission.npg: 25 statements: 25 agree, 0 differ, 0 unreproducible" \
+			"$TMP/stdout"
+	'
 	# PTRACE_ATTACH is every era's: on 3.0.8 the request that attaches at
 	# all (PTRACE_SEIZE is 3.4's), its SIGSTOP and an attached tracee's exec
 	# SIGTRAP taken, waits without waitid(__WALL) (4.7), detach by SIGSTOP

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 
 #include "backend/real/real_priv.h"
@@ -152,17 +153,62 @@ struct npg_result npg_real_broken(struct npg_backend *b, const char *what)
 }
 
 /*
+ * In a guest, how init's zombie ended, from the line its /init wrote when
+ * it reaped it (src/guest/init: PID STARTTIME STATUS; the start time tells
+ * a reused pid apart). init reaps at once, but not before we look, and
+ * writes the line just after: wait for it a while (2 s).
+ */
+static bool init_saw_exit(const struct real_priv *r, struct real_task *t)
+{
+	struct timespec start, now, pause = { 0, 1000000 };
+
+	if (!r->host->init_reaped || t->starttime == 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		FILE *f = fopen(r->host->init_reaped, "re");
+		unsigned long long when;
+		int pid, status;
+
+		if (!f)
+			return false;
+		while (fscanf(f, "%d %llu %d", &pid, &when, &status) == 3)
+			if (pid == t->pid && when == t->starttime) {
+				fclose(f);
+				t->exit_known = true;
+				t->exit_status = status;
+				return true;
+			}
+		fclose(f);
+		nanosleep(&pause, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - start.tv_sec < 2);
+	return false;
+}
+
+/*
  * Before 3.5, ask the parent: a puppet reads its zombie child's status
  * with waitid(WNOWAIT), which leaves the zombie to the scenario's wait.
- * Sets t->exit_known when the parent, a task of the run, could answer.
+ * An orphan's parent is init (no child subreaper before 3.4): in a guest
+ * its /init says. Sets t->exit_known when one of them could answer.
  */
 void npg_real_learn_exit(struct real_priv *r, struct real_task *t)
 {
 	struct npg_proc_task pt;
 
-	if (t->exit_known || t->tid != t->pid || npg_proc_read_task(t->pid, t->pid, &pt) < 0 ||
-	    pt.state != 'Z' || pt.has_exit_code)
+	if (t->exit_known || t->tid != t->pid)
 		return;
+	if (npg_proc_read_task(t->pid, t->pid, &pt) < 0) {
+		/* reaped: by init, unless a wait of the scenario's told already */
+		init_saw_exit(r, t);
+		return;
+	}
+	if (pt.state != 'Z' || pt.has_exit_code)
+		return;
+	if (pt.ppid == 1) {
+		init_saw_exit(r, t);
+		return;
+	}
 	for (int i = 0; i < r->sc->ntasks; i++) {
 		struct real_task *p = &r->tasks[i];
 		struct npg_wire_msg m = { .kind = NPG_WIRE_PEEK_EXIT, .target_pid = t->pid };

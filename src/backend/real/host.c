@@ -73,5 +73,6 @@ int npg_host_probe(struct npg_host *h)
 	h->nproc_hard = lim.rlim_max == RLIM_INFINITY ? NPG_RLIM_INFINITY : lim.rlim_max;
 	/* the guest's /init (src/guest/init) sets it for the one program it runs */
 	h->own_kernel = getenv("NPG_GUEST_KERNEL") && getppid() == 1;
+	h->init_reaped = h->own_kernel ? getenv("NPG_GUEST_REAPED") : NULL;
 	return probe_ptrace_sysctls(h);
 }

@@ -34,6 +34,8 @@
 #define ARGS_FILE "/npg-args"
 #define GUEST_TMP "/npg-tmp"	/* a tmpfs: $TMPDIR of the program */
 #define ENV_FILE "/npg-env"	/* NAME=VALUE\0...: the host's test hooks */
+/* "PID STARTTIME WAIT-STATUS" of every orphan PID 1 reaped, for the program */
+#define REAPED_FILE "/npg-reaped"
 #define ARGS_MAX 65536
 #define ARGV_MAX 1024
 
@@ -152,13 +154,72 @@ static void yama_scope(const char *scope)
 	close(fd);
 }
 
+/* Field 22 of /proc/PID/stat (a zombie's too): tells a reused pid apart. 0 if unreadable. */
+static unsigned long long start_time(pid_t pid)
+{
+	char path[64], stat[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	/* after the command's ')': field 3 on; starttime is the 20th of those */
+	if (!(p = strrchr(stat, ')')))
+		return 0;
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+		   "%*d %*d %llu", &t) != 1)
+		return 0;
+	return t;
+}
+
+/*
+ * Reap every child until @prog's end. An orphan's status is written to
+ * REAPED_FILE first: before 3.4 no child subreaper keeps orphans within
+ * the run, and before 3.5 /proc/PID/stat has no exit code, so PID 1 is the
+ * only one to see how a process whose parent died ended -- the real
+ * backend reads it there (NPG_GUEST_REAPED).
+ */
+static int reap_until(pid_t prog, int log)
+{
+	siginfo_t si;
+	int st;
+
+	for (;;) {
+		unsigned long long start;
+		pid_t w;
+
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("waitid");
+		}
+		start = si.si_pid != prog ? start_time(si.si_pid) : 0;
+		while ((w = waitpid(si.si_pid, &st, 0)) < 0 && errno == EINTR)
+			;
+		if (w < 0)
+			fail("wait");
+		if (w == prog)
+			return st;
+		if (log >= 0 && start)
+			dprintf(log, "%d %llu %d\n", (int)w, start, st);
+	}
+}
+
 int main(void)
 {
 	static char args[ARGS_MAX];
 	char *argv[ARGV_MAX], *cwd, *prog;
 	struct utsname u;
-	int out, err, st = 0, null;
-	pid_t pid, w;
+	int out, err, st = 0, null, reaped;
+	pid_t pid;
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
@@ -186,6 +247,7 @@ int main(void)
 	null = open("/dev/null", O_RDWR);
 	if (null < 0 && mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)) == 0)
 		null = open("/dev/null", O_RDWR);
+	reaped = open(REAPED_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	pid = fork();
 	if (pid < 0)
 		fail("fork");
@@ -204,16 +266,15 @@ int main(void)
 		/* this kernel runs for the program alone: its root tasks are the
 		 * program's and the kernel's (the real backend's root count) */
 		setenv("NPG_GUEST_KERNEL", "1", 1);
+		if (reaped >= 0)
+			setenv("NPG_GUEST_REAPED", REAPED_FILE, 1);
 		load_env();
 		yama_scope(getenv("NPG_GUEST_YAMA_SCOPE"));
 		execv(prog, argv);
 		dprintf(2, "nprocguard guest /init: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	/* PID 1 also reaps every orphan; only nprocguard's end matters. */
-	while ((w = wait(&st)) != pid)
-		if (w < 0 && errno != EINTR)
-			fail("wait");
+	st = reap_until(pid, reaped);
 	tcdrain(out);
 	tcdrain(err);
 	if (WIFEXITED(st))
