@@ -82,6 +82,15 @@ if [ "$policy" = ow-2006 ]; then
 		grep -q "^scenarios/regression/ow-2006-thread-killed.npg: 9 statements: 9 agree, 0 differ, 0 unreproducible" \
 			"$TMP/stdout"
 	'
+	# ... and a vfork() child killed there, its parent alive, is asked of
+	# the parent once it has answered its vfork() (before: unreproducible)
+	test_expect "a vfork() child killed by -ow's SIGSEGV: its parent says how, inside $(basename "$image")" '
+		cd "$TOP" &&
+		expect_exit 0 "$NPG" conform --guest-timeout 900 --kernel "$image" \
+			scenarios/regression/ow-2006-vfork-child-status.npg &&
+		grep -q "^scenarios/regression/ow-2006-vfork-child-status.npg: 7 statements: 7 agree, 0 differ, 0 unreproducible" \
+			"$TMP/stdout"
+	'
 fi
 
 # The explorer's shortest counterexamples of this policy (Brown's race,

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <sys/wait.h>
 
+#include "backend/real/lifecycle.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/wire.h"
 #include "system/procfs.h"
@@ -187,6 +188,48 @@ static bool init_saw_exit(const struct real_priv *r, struct real_task *t)
 }
 
 /*
+ * A zombie whose parent is dying with it (-ow's SIGSEGV on a vfork()
+ * child: the core dump's zap_threads() kills the parent sharing its mm)
+ * goes to init once the parent has exited (forget_original_parent()):
+ * wait for that a while (2 s), then read what init saw.
+ */
+/* include/linux/sched.h: getting shut down */
+#define PF_EXITING 0x00000004u
+
+static void orphan_exit(const struct real_priv *r, struct real_task *t, pid_t parent)
+{
+	struct timespec start, now, pause = { 0, 1000000 };
+	struct npg_proc_task pt;
+
+	if (!r->host->init_reaped || parent == 1)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	/*
+	 * A vfork() parent (TASK_KILLABLE, 'D') is woken by the child's death,
+	 * or killed with it; then it is exiting (PF_EXITING) until a zombie
+	 */
+	while (npg_proc_read_task(parent, parent, &pt) == 0 && pt.state != 'Z' && pt.state != 'X' &&
+	       (pt.state == 'D' || (pt.flags & PF_EXITING))) {
+		nanosleep(&pause, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= 2)
+			return;
+	}
+	if (npg_proc_read_task(parent, parent, &pt) == 0 && pt.state != 'Z' && pt.state != 'X')
+		return;		/* alive: it is the one to ask, and cannot answer */
+	for (;;) {
+		if (npg_proc_read_task(t->pid, t->pid, &pt) < 0 || pt.ppid == 1) {
+			init_saw_exit(r, t);
+			return;
+		}
+		nanosleep(&pause, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= 2)
+			return;
+	}
+}
+
+/*
  * Before 3.5, ask the parent: a puppet reads its zombie child's status
  * with waitid(WNOWAIT), which leaves the zombie to the scenario's wait.
  * An orphan's parent is init (no child subreaper before 3.4): in a guest
@@ -216,13 +259,15 @@ void npg_real_learn_exit(struct real_priv *r, struct real_task *t)
 		if (!p->created || p->gone || !p->alive || p->sock < 0 || p->pid != pt.ppid ||
 		    p->tainted || npg_real_vfork_waiting(r, p))
 			continue;
+		/* no answer: the parent may be dying with it (below) */
 		if (npg_wire_send(p->sock, &m, -1) < 0 || npg_real_recv_timed(p->sock, &m, NULL) <= 0 ||
 		    m.kind != NPG_WIRE_RESULT || m.result != NPG_R_OK)
-			return;
+			break;
 		t->exit_known = true;
 		t->exit_status = m.wait_status;
 		return;
 	}
+	orphan_exit(r, t, pt.ppid);
 }
 
 /* A process died under a step: by which signal? */
@@ -242,6 +287,14 @@ struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, stru
 		t = leader;
 	if (npg_real_wait_process_exited(t) < 0)
 		return npg_real_broken(b, "a task that died did not exit");
+	/*
+	 * A vfork() parent sends the answer to its vfork only now that the
+	 * child is gone: take it, so that the parent can be asked how the
+	 * child ended (3.0's /proc cannot say)
+	 */
+	t->alive = false;
+	if (npg_real_collect_vfork_replies(r) < 0)
+		return npg_real_broken(b, "the answer of a vfork() parent");
 	npg_real_learn_exit(r, t);
 	bool readable = false;
 
