@@ -1,6 +1,6 @@
 # nprocguard -- GNU Make. `make` builds, `make check` builds twice (plain and
-# with ASan/UBSan) and runs every test against both, `make demo` prints the
-# seed scenarios side by side under all policies.
+# with ASan/UBSan), checks the floors of src/ and runs every test against
+# both, `make demo` prints the seed scenarios side by side under all policies.
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -137,16 +137,22 @@ test: all
 # Both passes always run: a failure in the first must not hide the second's
 # results. One summary line per pass; the exit status fails if either did.
 # The sanitized build goes beside $(BUILD), in $(BUILD)-san.
+# The floors of doc/architecture.md (tools/floors.sh, as `make floors`) are
+# checked on the plain build's objects too, and fail the check the same way:
+# a call up a floor is caught where every change is tested, not only when
+# someone thinks of running `make floors`.
 check: deps
 	$(MAKE) --no-print-directory BUILD=$(BUILD) all
 	$(MAKE) --no-print-directory BUILD=$(BUILD)-san SAN=1 all
-	@plain=passed; san=passed; \
+	@plain=passed; san=passed; floors=passed; \
+	sh tools/floors.sh $(BUILD) || floors=FAILED; \
 	NPG_BUILD=$(abspath $(BUILD)) prove tests/run-unit.sh tests/cli/*.t || plain=FAILED; \
 	NPG_BUILD=$(abspath $(BUILD)-san) ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove tests/run-unit.sh tests/cli/*.t || san=FAILED; \
+	echo "make check: floors of src/ (tools/floors.sh $(BUILD)): $$floors"; \
 	echo "make check: plain build ($(BUILD)/): $$plain"; \
 	echo "make check: ASan+UBSan build ($(BUILD)-san/): $$san"; \
-	test $$plain = passed && test $$san = passed
+	test $$floors = passed && test $$plain = passed && test $$san = passed
 
 # The structure of src/ drawn from its includes and the built objects' symbols:
 # no circle, no arrow up a floor of doc/architecture.md.
