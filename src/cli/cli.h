@@ -43,6 +43,16 @@ long npg_parse_policy_list(const char *arg);
 /* --uid-base of subcommand @cmd: a number with room for the window above it; -1
  * (reported) if not. Warns when an account's uid is in the window. */
 int npg_parse_uid_base(const char *cmd, const char *arg, uint32_t *out);
+/*
+ * A count given to option @opt ("--random") of subcommand @cmd: decimal
+ * digits only -- no sign, blank or trailing character -- from @min to @max.
+ * -1 (reported, naming the option and the value) if not; @out untouched.
+ */
+int npg_parse_count(const char *cmd, const char *opt, const char *arg, unsigned long min,
+		    unsigned long max, unsigned long *out);
+/* A seed given to @opt of @cmd ("--seed"): decimal digits only, 0 to 2^64-1;
+ * -1 (reported) if not. */
+int npg_parse_seed(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 /* Probe the host for the real backend: root, /proc. Reports and returns -1 if unusable. */
 int npg_real_preflight(struct npg_host *host);
 /* Hold the uid window's lock for the rest of the process (see uidlock.h);

@@ -462,25 +462,21 @@ int npg_cmd_compare(int argc, char **argv)
 	bool record = false;
 	int ch, ret;
 	long jobs = 1;
+	unsigned long count;
+	uint64_t seed;
 	char *end;
 
 	while ((ch = getopt_long(argc, argv, "r:s:o:j:u:qh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r':
-			errno = 0;
-			o.random_n = strtol(optarg, &end, 10);
-			if (errno || *end || o.random_n < 1 || o.random_n > 1000000) {
-				fprintf(stderr, "nprocguard compare: bad --random '%s'\n", optarg);
+			if (npg_parse_count("compare", "--random", optarg, 1, 1000000, &count) < 0)
 				npg_usage_error("compare");
-			}
+			o.random_n = (long)count;
 			break;
 		case 's':
-			errno = 0;
-			o.seed = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] == '-' || !optarg[0]) {
-				fprintf(stderr, "nprocguard compare: bad --seed '%s'\n", optarg);
+			if (npg_parse_seed("compare", "--seed", optarg, &seed) < 0)
 				npg_usage_error("compare");
-			}
+			o.seed = seed;
 			break;
 		case 'o':
 			o.outdir = optarg;

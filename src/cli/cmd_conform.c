@@ -441,9 +441,9 @@ int npg_cmd_conform(int argc, char **argv)
 	struct totals tot = { .first_json = true };
 	const char *outdir = ".";
 	long random_n = -1;
-	unsigned long long seed = 1;
+	unsigned long count;
+	uint64_t seed = 1;
 	int c, nfiles, bad = 0;
-	char *end;
 
 	while ((c = getopt_long(argc, argv, "p:f:u:r:s:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -468,20 +468,13 @@ int npg_cmd_conform(int argc, char **argv)
 				npg_usage_error("conform");
 			break;
 		case 'r':
-			errno = 0;
-			random_n = strtol(optarg, &end, 10);
-			if (errno || *end || random_n < 1 || random_n > 10000000) {
-				fprintf(stderr, "nprocguard conform: bad --random '%s'\n", optarg);
+			if (npg_parse_count("conform", "--random", optarg, 1, 10000000, &count) < 0)
 				npg_usage_error("conform");
-			}
+			random_n = (long)count;
 			break;
 		case 's':
-			errno = 0;
-			seed = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] == '-') {
-				fprintf(stderr, "nprocguard conform: bad --seed '%s'\n", optarg);
+			if (npg_parse_seed("conform", "--seed", optarg, &seed) < 0)
 				npg_usage_error("conform");
-			}
 			break;
 		case 'o':
 			outdir = optarg;

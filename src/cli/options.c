@@ -1,9 +1,11 @@
 /*
  * What the subcommands' option parsers share: the usage error, the
- * --policy list and the --uid-base window. main.c dispatches to the
- * subcommands and they call these, so they live apart from it.
+ * --policy list, the --uid-base window and the strict numbers (counts,
+ * seeds). main.c dispatches to the subcommands and they call these, so
+ * they live apart from it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,5 +90,60 @@ int npg_parse_uid_base(const char *cmd, const char *arg, uint32_t *out)
 	}
 	*out = (uint32_t)v;
 	warn_known_users(cmd, *out);
+	return 0;
+}
+
+/*
+ * A decimal number of digits only, into @out: NULL, or why not. strtoull()
+ * alone is too kind for an option -- it takes "" as 0, skips leading
+ * blanks, takes a sign (and "-1" as 2^64-1) -- so a typo would run with a
+ * number nobody gave.
+ */
+static const char *parse_decimal(const char *arg, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*arg)
+		return "empty";
+	if (*arg < '0' || *arg > '9')
+		return "not a decimal number";
+	for (const char *p = arg; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return "junk after the number";
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return "out of range";
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return NULL;
+}
+
+int npg_parse_count(const char *cmd, const char *opt, const char *arg, unsigned long min,
+		    unsigned long max, unsigned long *out)
+{
+	const char *why;
+	uint64_t v = 0;
+
+	why = parse_decimal(arg, &v);
+	if (!why && (v < min || v > max))
+		why = "out of range";
+	if (why) {
+		fprintf(stderr, "nprocguard %s: bad %s '%s': %s (a count from %lu to %lu)\n", cmd,
+			opt, arg, why, min, max);
+		return -1;
+	}
+	*out = (unsigned long)v;
+	return 0;
+}
+
+int npg_parse_seed(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+{
+	const char *why = parse_decimal(arg, out);
+
+	if (why) {
+		fprintf(stderr, "nprocguard %s: bad %s '%s': %s (a seed from 0 to %" PRIu64 ")\n",
+			cmd, opt, arg, why, UINT64_MAX);
+		return -1;
+	}
 	return 0;
 }

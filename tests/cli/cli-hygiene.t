@@ -1,6 +1,7 @@
 #!/bin/sh
 # Command-line details: '-' is standard input, --out is checked up front,
-# --uid-base errors name the subcommand and a window over accounts warns.
+# --uid-base errors name the subcommand and a window over accounts warns,
+# conform's --seed and --random take decimal digits only.
 . "$(dirname "$0")/lib.sh"
 A="$TOP/scenarios/article"
 
@@ -34,7 +35,31 @@ test_expect "a --uid-base window of no account does not warn" '
 	expect_exit 0 "$NPG" run -u "$NPG_TEST_UID_BASE" -p linux-6 "$A/01-cgiwrap.npg" &&
 	! test -s "$TMP/stderr"
 '
+# Refused, naming the option and the value; strtoull() took "" as seed 0,
+# and "+1" and " 1" as 1. Each command is a usage error with any value taken
+# too (no --random; --random with a file), so that a value wrongly taken
+# starts no run.
+test_expect "conform --seed takes decimal digits only: empty, signed, junk after the number and past 2^64-1 are refused" '
+	for v in "" -1 +1 " 1" 12x 18446744073709551616; do
+		expect_exit 2 "$NPG" conform -u $((NPG_TEST_UID_BASE + 710000)) --seed "$v" &&
+		grep -q "^nprocguard conform: bad --seed .$v.: [a-z ]* (a seed from 0 to 18446744073709551615)$" "$TMP/stderr" ||
+		exit 1
+	done
+'
+test_expect "conform --random takes a count of decimal digits only, 1 to 10000000" '
+	for v in "" 0 -1 +3 " 3" 3x 10000001 99999999999999999999; do
+		expect_exit 2 "$NPG" conform -u $((NPG_TEST_UID_BASE + 710000)) --random "$v" "$A/01-cgiwrap.npg" &&
+		grep -q "^nprocguard conform: bad --random .$v.: [a-z ]* (a count from 1 to 10000000)$" "$TMP/stderr" ||
+		exit 1
+	done
+'
 if [ "$(id -u)" -eq 0 ]; then
+	test_expect "conform --random with --seed 2^64-1 runs, and names the seed" '
+		expect_exit 0 "$NPG" conform -u $((NPG_TEST_UID_BASE + 710000)) --random 2 \
+			--seed 18446744073709551615 --out "$TMP" &&
+		grep -q "^random: 2 scenarios (seed 18446744073709551615) in" "$TMP/stdout" &&
+		grep -q "^conform: 2 scenarios, [0-9]* statements, 0 differences" "$TMP/stdout"
+	'
 	test_expect "conform --out of a missing directory is refused before any run" '
 		expect_exit 2 "$NPG" conform -u $((NPG_TEST_UID_BASE + 710000)) --random 1 --out "$TMP/none/dir" &&
 		grep -q "^nprocguard conform: --out $TMP/none/dir: No such file or directory$" "$TMP/stderr" &&
@@ -46,6 +71,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		grep -q "^nprocguard conform: --out $TMP/file: Not a directory$" "$TMP/stderr"
 	'
 else
+	test_skip "conform --random with --seed 2^64-1 runs, and names the seed" "needs root"
 	test_skip "conform --out checks" "needs root"
 fi
 test_done

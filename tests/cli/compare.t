@@ -21,6 +21,33 @@ test_expect "--jobs is 1 or 2" '
 	grep -q -- "--jobs is 1 or 2" "$TMP/stderr"
 '
 
+# Each refused value exits 2 and names the option and the value ("bad --seed
+# '12x': junk after the number ..."); strtoull() took "+1" and " 1" as 1.
+# Each command is a usage error with any value taken too (two kernels and
+# neither files nor --random; or both), so that a value wrongly taken starts
+# no run.
+test_expect "--seed takes decimal digits only: empty, signed, junk after the number and past 2^64-1 are refused" '
+	for v in "" -1 +1 " 1" 12x 18446744073709551616; do
+		expect_exit 2 "$NPG" compare -u $BASE --seed "$v" host host &&
+		grep -q "^nprocguard compare: bad --seed .$v.: [a-z ]* (a seed from 0 to 18446744073709551615)$" "$TMP/stderr" ||
+		exit 1
+	done
+'
+
+test_expect "--random takes a count of decimal digits only, 1 to 1000000" '
+	for v in "" 0 -1 +3 " 3" 3x 1000001 99999999999999999999; do
+		expect_exit 2 "$NPG" compare -u $BASE --random "$v" host host "$DROP" &&
+		grep -q "^nprocguard compare: bad --random .$v.: [a-z ]* (a count from 1 to 1000000)$" "$TMP/stderr" ||
+		exit 1
+	done
+'
+
+test_expect "the largest --seed and --random are taken" '
+	expect_exit 2 "$NPG" compare --seed 18446744073709551615 --random 1000000 host &&
+	! grep -q "bad --" "$TMP/stderr" &&
+	grep -q "give two kernels, then scenario files or --random N" "$TMP/stderr"
+'
+
 test_expect "the kernels are arguments, not --kernel" '
 	expect_exit 2 "$NPG" compare --kernel "$FAKE" host host "$DROP"
 '
@@ -41,7 +68,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	for t in "a kernel that gives no result: status 3, and why" \
 		"the record of this kernel" "this kernel against itself: no difference" \
 		"3.0.8 against this kernel: the 3.1 move, predicted" \
-		"random scenarios: minimal ones written, confirmed on both kernels"; do
+		"random scenarios: minimal ones written, confirmed on both kernels" \
+		"the record of random scenarios: --seed 2^64-1 names them"; do
 		test_skip "$t" "needs root (the real backend makes processes of other uids)"
 	done
 	test_done
@@ -66,6 +94,13 @@ test_expect "the record of this kernel" '
 	grep -q "^scenario $DROP$" "$TMP/stdout" &&
 	[ $(grep -c "^stmt " "$TMP/stdout") -eq 8 ] &&
 	grep -q "^field result	ok$" "$TMP/stdout" &&
+	tail -n 1 "$TMP/stdout" | grep -q "^done$"
+'
+
+test_expect "the record of random scenarios: --seed 2^64-1 names them" '
+	expect_exit 0 "$NPG" compare --record -u $BASE --random 2 --seed 18446744073709551615 &&
+	grep -q "^scenario random-18446744073709551615-0$" "$TMP/stdout" &&
+	grep -q "^scenario random-18446744073709551615-1$" "$TMP/stdout" &&
 	tail -n 1 "$TMP/stdout" | grep -q "^done$"
 '
 
