@@ -71,10 +71,9 @@ static int prometheus(const char *path, const char *root, const char *source)
 {
 	struct npg_scan scan;
 	struct npg_scan_user *users;
-	const char *why = NULL, *pin = npg_taskiter_pin_path();
 	char reason[512];
 	size_t n;
-	int rc = -1;
+	int rc;
 
 	if (root[0]) {
 		fprintf(stderr, "nprocguard explain: --format prometheus reads the running system, "
@@ -82,9 +81,7 @@ static int prometheus(const char *path, const char *root, const char *source)
 		return NPG_EXIT_USAGE;
 	}
 	memset(&scan, 0, sizeof(scan));
-	if (strcmp(source, "proc") != 0 && npg_taskiter_pinned(pin))
-		rc = npg_taskiter_scan(&scan, pin, false, &why);
-	if (rc != 0 && npg_scan_tasks_opt(&scan, true) < 0) {
+	if (npg_scan_running(&scan, source, true) < 0) {
 		fprintf(stderr, "nprocguard explain: cannot read /proc: %s\n", strerror(errno));
 		return NPG_EXIT_USAGE;
 	}

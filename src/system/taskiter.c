@@ -401,6 +401,24 @@ int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const 
 	return rc;
 }
 
+int npg_scan_running(struct npg_scan *s, const char *source, bool want_limits)
+{
+	const char *pin = npg_taskiter_pin_path(), *why = NULL;
+	int saved;
+
+	if (strcmp(source, "proc") != 0 && npg_taskiter_pinned(pin) &&
+	    npg_taskiter_scan(s, pin, false, &why) == 0)
+		return 0;
+	/* npg_taskiter_scan() leaves @s empty when it fails */
+	if (npg_scan_tasks_opt(s, want_limits) < 0) {
+		saved = errno;
+		npg_scan_free(s);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
 int npg_taskiter_pin(const char *path, bool *mounted, const char **why)
 {
 	struct bpf_object *obj = NULL;

@@ -31,6 +31,23 @@ bool npg_taskiter_pinned(const char *path);
 int npg_taskiter_scan(struct npg_scan *s, const char *pin, bool may_load, const char **why);
 
 /*
+ * The running system's tasks for a tool that reads what is pinned but never
+ * loads an iterator itself (explain: --format prometheus, --since-boot's
+ * flagged tasks, the user's most limited process): unless @source is
+ * "proc", the iterator pinned at npg_taskiter_pin_path() if one is pinned;
+ * else, or if reading it fails for any reason -- a pin we may not open, a
+ * kernel that refuses, a pin in a directory another user controls or not
+ * our iterator (npg_taskiter_scan()'s -2) -- /proc, without a word. (The
+ * status tool and explain's own count of a task's user, count_live() in
+ * src/tools/explain/facts.c, do not use this: they may load an iterator
+ * and they refuse a pin that must not be read, loudly.) @want_limits as
+ * for npg_scan_tasks_opt(); the iterator always reads the limits. @s
+ * starts zeroed, as for npg_scan_tasks_opt(). 0, or -1 with errno (and @s
+ * empty) if /proc cannot be read.
+ */
+int npg_scan_running(struct npg_scan *s, const char *source, bool want_limits);
+
+/*
  * The same from an iterator session already open on @fd (or anything that
  * writes the same records: the unit tests use a pipe).
  */

@@ -235,6 +235,18 @@ if [ "$SOURCES" = "proc bpf" ] && [ -n "${NPG_STATUS_MNTNS:-}" ]; then
 			\"$NPG\" status --source proc -r -n -o $C -u $U1 -u $U2 >$TMP/procd" &&
 		"$NPG" status --unpin && cmp "$TMP/pinned" "$TMP/procd"
 	'
+	# explain reads what is pinned but never loads (npg_scan_running())
+	test_expect "explain reads the pinned iterator: --format prometheus, --since-boot, --user" '
+		"$NPG" status --pin >/dev/null &&
+		expect_exit 0 "$NPG" explain --format prometheus --textfile "$TMP/pinned.prom" &&
+		! test -s "$TMP/stderr" &&
+		grep -q "^nprocguard_user_tasks{uid=\"0\",user=\"root\"} [1-9]" "$TMP/pinned.prom" &&
+		{ "$NPG" explain --since-boot >"$TMP/stdout" 2>"$TMP/stderr"; test $? -ne 2; } &&
+		! test -s "$TMP/stderr" &&
+		expect_exit 0 "$NPG" explain -u 0 -J &&
+		jq -e ".task.uid == 0 and .task.count_source == \"bpf\"" "$TMP/stdout" >/dev/null &&
+		"$NPG" status --unpin
+	'
 	test_expect "--pin outside bpffs fails and says where to mount it" '
 		expect_exit 2 env NPROCGUARD_BPF_PIN="$TMP/pin" "$NPG" status --pin &&
 		grep -q "not on a mounted bpf filesystem (mount -t bpf" "$TMP/stderr" &&
@@ -279,6 +291,19 @@ if [ "$SOURCES" = "proc bpf" ] && [ -n "${NPG_STATUS_MNTNS:-}" ]; then
 	}
 	test_expect "an object planted at the pin path that is not our iterator is refused loudly" '
 		with_open_bpffs planted_object
+	'
+	# status refuses it loudly (above); explain's Prometheus textfile and
+	# --since-boot read /proc instead, without a word, as they always have
+	explain_planted() {
+		mkdir -m 0755 /sys/fs/bpf/nprocguard && "$PLANT" "$PIN" &&
+		expect_exit 0 "$NPG" explain --format prometheus --textfile "$TMP/planted.prom" &&
+		! test -s "$TMP/stderr" &&
+		grep -q "^nprocguard_user_tasks{uid=\"0\",user=\"root\"} [1-9]" "$TMP/planted.prom" &&
+		{ "$NPG" explain --since-boot >"$TMP/stdout" 2>"$TMP/stderr"; test $? -ne 2; } &&
+		! test -s "$TMP/stderr" && test -e "$PIN"
+	}
+	test_expect "explain reads /proc where an object not our iterator is planted at the pin path" '
+		with_open_bpffs explain_planted
 	'
 	test_expect "a symbolic link in place of the pin directory is refused" '
 		with_open_bpffs sh -c "ln -s /tmp /sys/fs/bpf/nprocguard && ! \"$NPG\" status --pin 2>$TMP/ln.err" &&

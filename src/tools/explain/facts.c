@@ -662,15 +662,11 @@ int npg_explain_gather_cgroup(struct npg_explain_facts *f, const struct npg_expl
 pid_t npg_explain_most_limited(uint32_t uid, const char *source)
 {
 	struct npg_scan scan;
-	const char *why = NULL, *pin = npg_taskiter_pin_path();
 	uint64_t best = 0;
 	pid_t pid = 0;
-	int rc = -1;
 
 	memset(&scan, 0, sizeof(scan));
-	if (strcmp(source, "proc") != 0 && npg_taskiter_pinned(pin))
-		rc = npg_taskiter_scan(&scan, pin, false, &why);
-	if (rc != 0 && npg_scan_tasks_opt(&scan, true) < 0)
+	if (npg_scan_running(&scan, source, true) < 0)
 		return -1;
 	for (size_t i = 0; i < scan.ntasks; i++) {
 		const struct npg_scan_task *t = &scan.tasks[i];

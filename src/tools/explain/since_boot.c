@@ -103,8 +103,6 @@ int npg_explain_since_boot(const char *root, const char *source)
 	char mounts[8][512], dir[1100];
 	int versions[8], n = npg_pids_hierarchies(root, mounts, versions, 8);
 	struct npg_scan scan;
-	const char *why = NULL, *pin = npg_taskiter_pin_path();
-	int rc = -1;
 
 	since_root = root;
 	since_found = 0;
@@ -130,9 +128,7 @@ int npg_explain_since_boot(const char *root, const char *source)
 		return since_found;
 	/* the other evidence: tasks flagged now */
 	memset(&scan, 0, sizeof(scan));
-	if (strcmp(source, "proc") != 0 && npg_taskiter_pinned(pin))
-		rc = npg_taskiter_scan(&scan, pin, false, &why);
-	if (rc != 0 && npg_scan_tasks_opt(&scan, false) < 0) {
+	if (npg_scan_running(&scan, source, false) < 0) {
 		fprintf(stderr, "nprocguard explain: cannot read /proc: %s\n", strerror(errno));
 		return -1;
 	}
