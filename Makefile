@@ -87,14 +87,25 @@ $(BUILD)/src/guest/init-blob.o: src/guest/init-blob.S $(BUILD)/guest/init
 	@mkdir -p $(dir $@)
 	$(CC) -DNPG_GUEST_INIT='"$(BUILD)/guest/init"' -c $< -o $@
 
-# The exported kselftests' runtime: written out as it is by `export`, linked in
-# as plain bytes; compiled here too, so that this build's warnings catch it.
-KST_RUNTIME := src/export/kselftest/npg_kselftest.c src/export/kselftest/npg_kselftest.h
-$(BUILD)/src/export/runtime-blob.o: src/export/runtime-blob.S $(KST_RUNTIME) \
-  $(BUILD)/src/export/kselftest/npg_kselftest.o
+# The exported kselftests' runtime: every .c and .h of $(KST_DIR), written
+# out as it is by `export` (linked in as plain bytes with their names,
+# runtime-blob.S) and compiled here once each, so that this build's warnings
+# catch it -- without -Isrc or -D_GNU_SOURCE: it is built alone in the
+# exported directory. The directory is a prerequisite too: a file removed
+# from it changes the list.
+KST_DIR     := src/export/kselftest
+KST_RUNTIME := $(sort $(wildcard $(KST_DIR)/*.c $(KST_DIR)/*.h))
+KST_OBJ     := $(patsubst %.c,$(BUILD)/%.o,$(filter %.c,$(KST_RUNTIME)))
+comma       := ,
+KST_FILES   := $(subst " ","$(comma) ",$(patsubst %,"%",$(notdir $(KST_RUNTIME))))
+
+$(BUILD)/$(KST_DIR)/%.o: $(KST_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -DNPG_KST_RUNTIME_C='"src/export/kselftest/npg_kselftest.c"' \
-	  -DNPG_KST_RUNTIME_H='"src/export/kselftest/npg_kselftest.h"' -c $< -o $@
+	$(CC) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/src/export/runtime-blob.o: src/export/runtime-blob.S $(KST_RUNTIME) $(KST_DIR)/. $(KST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -DNPG_KST_FILES='$(KST_FILES)' -Wa,-I$(KST_DIR) -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^

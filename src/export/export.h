@@ -3,8 +3,8 @@
  *
  *   exportable.c  which statements an exported test can perform faithfully
  *   kselftest.c   the kselftest format: a C program per file, the runtime
- *                 (kselftest/npg_kselftest.[ch], linked in as bytes by
- *                 runtime-blob.S) and a Makefile for both builds
+ *                 (every file of kselftest/, linked in as bytes with their
+ *                 names by runtime-blob.S) and a Makefile for both builds
  */
 #ifndef NPG_EXPORT_EXPORT_H
 #define NPG_EXPORT_EXPORT_H

@@ -3,7 +3,7 @@
  * which performs the file's steps with plain system calls and checks one
  * policy's expectations (or each policy's, the running kernel's era
  * picked at run time), printing TAP as kselftest does. Beside them: the
- * runtime they share (kselftest/npg_kselftest.[ch], written as it is), a
+ * runtime they share (every file of kselftest/, written as it is), a
  * Makefile that builds them alone (static, so that they run in any guest)
  * or as tools/testing/selftests/DIR of a kernel tree, and kselftest's
  * settings file. The generated files are data: tables of the scenario's
@@ -20,10 +20,16 @@
 #include "export/export.h"
 #include "runner/run.h"
 
-extern const char npg_kst_runtime_c_start[], npg_kst_runtime_c_end[];
-extern const char npg_kst_runtime_h_start[], npg_kst_runtime_h_end[];
+/* A file of the runtime, as runtime-blob.S links it in */
+struct npg_kst_runtime_file {
+	const char *name;
+	const char *start, *end;
+};
 
-#define RUNTIME_C "npg_kselftest.c"
+/* every file of src/export/kselftest/; the last entry's name is NULL */
+extern const struct npg_kst_runtime_file npg_kst_runtime[];
+
+/* the runtime's public header: what a generated program includes */
 #define RUNTIME_H "npg_kselftest.h"
 #define PROGRAM_MAX 128
 /* the test's own timeout is 120 s (NPG_KSELFTEST_TIMEOUT): kselftest's runner waits longer */
@@ -398,6 +404,17 @@ static int put_program(FILE *f, const struct npg_scenario *sc, const struct carr
 
 /* --- the Makefile: standalone, or in a kernel tree's tools/testing/selftests --- */
 
+/* The names of the runtime's files that end in @suffix (".c", ".h"), each after a space */
+static void put_runtime_files(FILE *f, const char *suffix)
+{
+	for (const struct npg_kst_runtime_file *r = npg_kst_runtime; r->name; r++) {
+		size_t n = strlen(r->name), k = strlen(suffix);
+
+		if (n > k && strcmp(r->name + n - k, suffix) == 0)
+			fprintf(f, " %s", r->name);
+	}
+}
+
 static void put_makefile(FILE *f, char (*names)[PROGRAM_MAX], int n)
 {
 	fputs("# SPDX-License-Identifier: GPL-2.0\n"
@@ -408,11 +425,16 @@ static void put_makefile(FILE *f, char (*names)[PROGRAM_MAX], int n)
 	      "# Here:          make && make run_tests      (static unless STATIC=0)\n"
 	      "# In a kernel:   copy this directory to tools/testing/selftests/NAME, then\n"
 	      "#                make -C tools/testing/selftests TARGETS=NAME run_tests\n\n"
-	      "TEST_GEN_PROGS :=", f);
+	      "# the runtime, linked into each program\n"
+	      "RUNTIME_SRCS :=", f);
+	put_runtime_files(f, ".c");
+	fputs("\nRUNTIME_HDRS :=", f);
+	put_runtime_files(f, ".h");
+	fputs("\n\nTEST_GEN_PROGS :=", f);
 	for (int i = 0; i < n; i++)
 		fprintf(f, " %s", names[i]);
 	fputs("\nTEST_FILES := settings\n"
-	      "LOCAL_HDRS += " RUNTIME_H "\n\n"
+	      "LOCAL_HDRS += $(RUNTIME_HDRS)\n\n"
 	      "STATIC ?= 1\n"
 	      "CFLAGS += -O2 -Wall -D_GNU_SOURCE -pthread\n"
 	      "LDLIBS += -pthread\n"
@@ -422,15 +444,16 @@ static void put_makefile(FILE *f, char (*names)[PROGRAM_MAX], int n)
 	      "ifneq ($(wildcard ../lib.mk),)\n"
 	      "# kselftest: lib.mk builds $(OUTPUT)/PROG from PROG.c and the runtime\n"
 	      "include ../lib.mk\n\n"
-	      "$(TEST_GEN_PROGS): " RUNTIME_C "\n"
+	      "$(TEST_GEN_PROGS): $(RUNTIME_SRCS)\n"
 	      "else\n"
 	      "OUTPUT ?= .\n"
-	      "PROGS := $(addprefix $(OUTPUT)/,$(TEST_GEN_PROGS))\n\n"
+	      "PROGS := $(addprefix $(OUTPUT)/,$(TEST_GEN_PROGS))\n"
+	      "RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(OUTPUT)/%.o)\n\n"
 	      "all: $(PROGS)\n\n"
-	      "$(OUTPUT)/npg_kselftest.o: " RUNTIME_C " " RUNTIME_H "\n"
-	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ " RUNTIME_C "\n\n"
-	      "$(OUTPUT)/%: %.c " RUNTIME_H " $(OUTPUT)/npg_kselftest.o\n"
-	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OUTPUT)/npg_kselftest.o $(LDLIBS)\n\n"
+	      "$(RUNTIME_OBJS): $(OUTPUT)/%.o: %.c $(RUNTIME_HDRS)\n"
+	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<\n\n"
+	      "$(OUTPUT)/%: %.c $(RUNTIME_HDRS) $(RUNTIME_OBJS)\n"
+	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(RUNTIME_OBJS) $(LDLIBS)\n\n"
 	      "# each program in turn; the summary says how many passed, failed, skipped\n"
 	      "run_tests: all\n"
 	      "\t@pass=0; fail=0; skip=0; for t in $(PROGS); do \\\n"
@@ -440,7 +463,7 @@ static void put_makefile(FILE *f, char (*names)[PROGRAM_MAX], int n)
 	      "\t\telse fail=$$((fail + 1)); echo \"# $$t: exit status $$rc\"; fi; \\\n"
 	      "\tdone; echo \"# $$pass passed, $$fail failed, $$skip skipped\"; [ $$fail -eq 0 ]\n\n"
 	      "clean:\n"
-	      "\trm -f $(PROGS) $(OUTPUT)/npg_kselftest.o\n\n"
+	      "\trm -f $(PROGS) $(RUNTIME_OBJS)\n\n"
 	      ".PHONY: all run_tests clean\n"
 	      "endif\n", f);
 }
@@ -555,11 +578,10 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 		fprintf(err, "nprocguard export: %s: %s\n", o->dir, strerror(errno));
 		goto out;
 	}
-	if (write_file(o->dir, RUNTIME_H, npg_kst_runtime_h_start,
-		       (size_t)(npg_kst_runtime_h_end - npg_kst_runtime_h_start), err) < 0 ||
-	    write_file(o->dir, RUNTIME_C, npg_kst_runtime_c_start,
-		       (size_t)(npg_kst_runtime_c_end - npg_kst_runtime_c_start), err) < 0 ||
-	    write_file(o->dir, "settings", SETTINGS, strlen(SETTINGS), err) < 0)
+	for (const struct npg_kst_runtime_file *r = npg_kst_runtime; r->name; r++)
+		if (write_file(o->dir, r->name, r->start, (size_t)(r->end - r->start), err) < 0)
+			goto out;
+	if (write_file(o->dir, "settings", SETTINGS, strlen(SETTINGS), err) < 0)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		struct program_arg a = { scs[i], &p, o->policy != NULL };

@@ -20,6 +20,18 @@ test_expect "export writes a program per file, the runtime, a Makefile and setti
 	test ! -s "$TMP/stdout" && test ! -s "$TMP/stderr"
 '
 
+test_expect "every file of the runtime is written as it is, and the Makefile compiles each .c" '
+	n=0 &&
+	for f in "$TOP"/src/export/kselftest/*; do
+		b=${f##*/} && n=$((n + 1))
+		cmp -s "$f" "$K/$b" || { echo "$b not written as it is"; exit 1; }
+		case $b in
+		*.c) grep -q "^RUNTIME_SRCS :=.* $b\( \|$\)" "$K/Makefile" || { echo "$b not compiled"; exit 1; } ;;
+		*.h) grep -q "^RUNTIME_HDRS :=.* $b\( \|$\)" "$K/Makefile" || { echo "$b not listed"; exit 1; } ;;
+		esac
+	done && test $n -ge 2
+'
+
 test_expect "the generated files say which policy they check" '
 	grep -q "It checks the expectations of policy linux-6, whatever the kernel" \
 		"$K/03-unchecked-drop.c" &&
@@ -32,6 +44,22 @@ test_expect "the programs build alone, static, with no warning under -Wextra -We
 	test -x "$K/01-cgiwrap" && test -x "$K/09-capability-exemptions" &&
 	readelf -l "$K/01-cgiwrap" >"$TMP/phdrs" && grep -q "LOAD" "$TMP/phdrs" &&
 	! grep -q "INTERP" "$TMP/phdrs"		# static: no program interpreter
+'
+
+# In a kernel tree the Makefile includes ../lib.mk, whose rule builds
+# $(OUTPUT)/PROG from PROG.c and every other prerequisite that is not one
+# of LOCAL_HDRS: a stand-in with that rule alone
+test_expect "in a kernel tree, lib.mk links each program with every file of the runtime" '
+	mkdir -p "$TMP/selftests/npg" &&
+	cp "$K"/*.c "$K"/*.h "$K/Makefile" "$K/settings" "$TMP/selftests/npg/" &&
+	printf "%s\n" "OUTPUT := \$(shell pwd)" \
+		"TEST_GEN_PROGS := \$(patsubst %,\$(OUTPUT)/%,\$(TEST_GEN_PROGS))" \
+		"all: \$(TEST_GEN_PROGS)" "\$(OUTPUT)/%: %.c \$(LOCAL_HDRS)" \
+		"	\$(LINK.c) \$(filter-out \$(LOCAL_HDRS),\$^) \$(LDLIBS) -o \$@" >"$TMP/selftests/lib.mk" &&
+	make -s -C "$TMP/selftests/npg" CFLAGS="-O2 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread" \
+		>"$TMP/make" 2>&1 || { cat "$TMP/make"; exit 1; }
+	test -x "$TMP/selftests/npg/01-cgiwrap" && test -x "$TMP/selftests/npg/09-capability-exemptions" &&
+	test ! -e "$TMP/selftests/npg/npg_kselftest.o"
 '
 
 test_expect "a statement that cannot be exported is refused with file:line:col, nothing written" '
