@@ -3,7 +3,8 @@
  * kselftest` writes: one program per scenario file, which performs the
  * scenario's steps with plain system calls and checks the expectations of
  * one policy, printing TAP as kselftest does. Nothing of nprocguard is
- * needed to build or run it: this header, npg_kselftest.c and the
+ * needed to build or run it: this header, the runtime's files beside it
+ * (npg_kselftest.c, the npg_kst_*.c and their private npg_kst.h) and the
  * generated file of each scenario are the whole program.
  *
  * Each scenario task is a real process or thread (a "puppet") that runs

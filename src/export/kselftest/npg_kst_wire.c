@@ -1,0 +1,91 @@
+/*
+ * The wire between the controller and its puppets: one command, one
+ * answer (struct msg), over a SOCK_SEQPACKET socket pair, a new task's
+ * socket passed along with SCM_RIGHTS.
+ */
+#include "npg_kst.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+int kst_send_msg(int sock, const struct msg *m, int fd)
+{
+	struct iovec iov = { (void *)m, sizeof(*m) };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		h.msg_control = cbuf;
+		h.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&h);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &h, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+/* 1, 0 on EOF, -1 on error; *fd an attached descriptor or -1 */
+int kst_recv_msg(int sock, struct msg *m, int *fd)
+{
+	struct iovec iov = { m, sizeof(*m) };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (fd)
+		*fd = -1;
+	do
+		n = recvmsg(sock, &h, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return (int)n;
+	for (c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+		int got;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		memcpy(&got, CMSG_DATA(c), sizeof(int));
+		if (fd)
+			*fd = got;
+		else
+			close(got);
+	}
+	if (n != (ssize_t)sizeof(*m)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 1;
+}
+
+pid_t kst_my_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* Close every descriptor from @first up; kernels before 5.9 lack close_range() */
+void kst_close_from(int first)
+{
+	struct rlimit lim;
+
+	if (syscall(SYS_close_range, (unsigned)first, ~0U, 0U) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur > 65536)
+		lim.rlim_cur = 65536;
+	for (int fd = first; fd < (int)lim.rlim_cur; fd++)
+		close(fd);
+}
