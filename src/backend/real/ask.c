@@ -13,7 +13,6 @@
 #include <time.h>
 #include <sys/wait.h>
 
-#include "backend/real/lifecycle.h"
 #include "backend/real/real_priv.h"
 #include "backend/real/wire.h"
 #include "system/procfs.h"
@@ -268,6 +267,47 @@ void npg_real_learn_exit(struct real_priv *r, struct real_task *t)
 		return;
 	}
 	orphan_exit(r, t, pt.ppid);
+}
+
+/*
+ * A vfork() child that has exec'd or exited released its parent
+ * (complete_vfork_done()): the parent's clone() returned and its reply
+ * to the vfork command is on its socket -- collected now, which is also
+ * the acknowledgement that the parent runs again. A parent that died
+ * meanwhile sends none: before 5.16 a core-dumping signal in the child
+ * kills every process of its mm, the parent too (zap_threads(); it wakes
+ * from vfork() into its SIGKILL) -- its socket closes, and it is waited
+ * for as a death.
+ */
+int npg_real_collect_vfork_replies(struct real_priv *r)
+{
+	for (int i = 0; i < r->sc->ntasks; i++) {
+		struct real_task *c = &r->tasks[i], *p;
+		struct npg_wire_msg m;
+		int got;
+
+		if (!c->vfork_waiter || (c->alive && c->shares_mm))
+			continue;
+		p = &r->tasks[c->vfork_waiter - 1];
+		c->vfork_waiter = 0;
+		if (!p->alive || p->sock < 0)
+			continue;
+		got = npg_real_recv_timed(p->sock, &m, NULL);
+		if (got == 0) {
+			struct real_task *leader = npg_real_task_by_pid(r, p->pid);
+
+			if (!leader || npg_real_wait_process_exited(leader) < 0)
+				return -1;
+			npg_real_learn_exit(r, leader);
+			leader->alive = false;
+			npg_real_mark_group_gone(r, leader->pid, true);
+			npg_real_reap_children(r);
+			continue;
+		}
+		if (got < 0 || m.kind != NPG_WIRE_RESULT)
+			return -1;
+	}
+	return 0;
 }
 
 /* A process died under a step: by which signal? */

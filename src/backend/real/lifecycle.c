@@ -2,7 +2,7 @@
  * Process lifecycle, the controller's side: fork, vfork and threads (the
  * new task as a puppet of its own), exit and exit_group, execve (a
  * thread's takes over its leader), kill (acknowledged once the group has
- * exited), and the replies of parents that a vfork() child released.
+ * exited).
  * kernel/fork.c, kernel/exit.c, fs/exec.c, kernel/signal.c.
  */
 #include <errno.h>
@@ -35,47 +35,6 @@ static bool vfork_hello_first(int parent_sock, int child_sock)
 		n = poll(p, 2, ANSWER_TIMEOUT_MS);
 	while (n < 0 && errno == EINTR);
 	return n > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLIN | POLLHUP));
-}
-
-/*
- * A vfork() child that has exec'd or exited released its parent
- * (complete_vfork_done()): the parent's clone() returned and its reply
- * to the vfork command is on its socket -- collected now, which is also
- * the acknowledgement that the parent runs again. A parent that died
- * meanwhile sends none: before 5.16 a core-dumping signal in the child
- * kills every process of its mm, the parent too (zap_threads(); it wakes
- * from vfork() into its SIGKILL) -- its socket closes, and it is waited
- * for as a death.
- */
-int npg_real_collect_vfork_replies(struct real_priv *r)
-{
-	for (int i = 0; i < r->sc->ntasks; i++) {
-		struct real_task *c = &r->tasks[i], *p;
-		struct npg_wire_msg m;
-		int got;
-
-		if (!c->vfork_waiter || (c->alive && c->shares_mm))
-			continue;
-		p = &r->tasks[c->vfork_waiter - 1];
-		c->vfork_waiter = 0;
-		if (!p->alive || p->sock < 0)
-			continue;
-		got = npg_real_recv_timed(p->sock, &m, NULL);
-		if (got == 0) {
-			struct real_task *leader = npg_real_task_by_pid(r, p->pid);
-
-			if (!leader || npg_real_wait_process_exited(leader) < 0)
-				return -1;
-			npg_real_learn_exit(r, leader);
-			leader->alive = false;
-			npg_real_mark_group_gone(r, leader->pid, true);
-			npg_real_reap_children(r);
-			continue;
-		}
-		if (got < 0 || m.kind != NPG_WIRE_RESULT)
-			return -1;
-	}
-	return 0;
 }
 
 /*

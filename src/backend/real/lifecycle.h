@@ -20,7 +20,5 @@ struct npg_result npg_real_step_execve(struct npg_backend *b, struct real_priv *
 /* kill: answered once the target's group has exited (a fatal signal) */
 struct npg_result npg_real_step_kill(struct npg_backend *b, struct real_priv *r,
 				     struct real_task *t, const struct npg_stmt *st, pid_t target);
-/* Collect the replies of parents that their vfork() child released: 0, or -1 */
-int npg_real_collect_vfork_replies(struct real_priv *r);
 
 #endif

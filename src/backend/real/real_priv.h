@@ -236,5 +236,7 @@ struct npg_result npg_real_broken(struct npg_backend *b, const char *what);
 struct npg_result npg_real_died(struct npg_backend *b, struct real_priv *r, struct real_task *t);
 /* Before 3.5: a zombie's wait status from its parent puppet (waitid(WNOWAIT)), if it can say */
 void npg_real_learn_exit(struct real_priv *r, struct real_task *t);
+/* Collect the replies of parents that their vfork() child released: 0, or -1 */
+int npg_real_collect_vfork_replies(struct real_priv *r);
 
 #endif
