@@ -151,15 +151,22 @@ test: all
 # The floors of doc/architecture.md (tools/floors.sh, as `make floors`) are
 # checked on the plain build's objects too, and fail the check the same way:
 # a call up a floor is caught where every change is tested, not only when
-# someone thinks of running `make floors`.
+# someone thinks of running `make floors`. Each pass's skips (a test that
+# needs what this machine refuses: root, a user namespace, a built kernel
+# image...) are listed after it with their reasons, from $(BUILD)/skips.
 check: deps
 	$(MAKE) --no-print-directory BUILD=$(BUILD) all
 	$(MAKE) --no-print-directory BUILD=$(BUILD)-san SAN=1 all
 	@plain=passed; san=passed; floors=passed; \
+	: >$(BUILD)/skips; : >$(BUILD)-san/skips; \
 	sh tools/floors.sh $(BUILD) || floors=FAILED; \
-	NPG_BUILD=$(abspath $(BUILD)) prove tests/run-unit.sh tests/cli/*.t || plain=FAILED; \
-	NPG_BUILD=$(abspath $(BUILD)-san) ASAN_OPTIONS=detect_leaks=1 \
+	NPG_BUILD=$(abspath $(BUILD)) NPG_SKIPS=$(abspath $(BUILD))/skips \
+	  prove tests/run-unit.sh tests/cli/*.t || plain=FAILED; \
+	NPG_BUILD=$(abspath $(BUILD)-san) NPG_SKIPS=$(abspath $(BUILD)-san)/skips ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove tests/run-unit.sh tests/cli/*.t || san=FAILED; \
+	for pass in $(BUILD) $(BUILD)-san; do \
+	  echo "make check: skipped in $$pass/: $$(wc -l <$$pass/skips)"; sed 's/^/  /' $$pass/skips; \
+	done; \
 	echo "make check: floors of src/ (tools/floors.sh $(BUILD)): $$floors"; \
 	echo "make check: plain build ($(BUILD)/): $$plain"; \
 	echo "make check: ASan+UBSan build ($(BUILD)-san/): $$san"; \

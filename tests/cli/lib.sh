@@ -43,9 +43,16 @@ test_expect() {
 	fi
 }
 
+# A skip is also written to $NPG_SKIPS when it is set, one line
+# "FILE: TEST: WHY": make check names every skip of a pass after it, since
+# prove alone shows none.
 test_skip() {
 	test_count=$((test_count + 1))
 	echo "ok $test_count - $1 # SKIP $2"
+	if [ -n "${NPG_SKIPS:-}" ]; then
+		printf '%s: %s: %s\n' "${0##*/}" "$1" "$2" >>"$NPG_SKIPS" ||
+			echo "Bail out! cannot write $NPG_SKIPS"
+	fi
 }
 
 test_done() {
