@@ -38,7 +38,8 @@ test_expect() {
 		echo "ok $test_count - $1"
 	else
 		echo "not ok $test_count - $1"
-		sed 's/^/# /' "$TMP/out"
+		# on stderr, which prove shows: make check's log says why it failed
+		{ echo "# ${0##*/} $test_count failed: $1"; sed 's/^/#   /' "$TMP/out"; } >&2
 		test_failed=$((test_failed + 1))
 	fi
 }
