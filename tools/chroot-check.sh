@@ -11,6 +11,10 @@
 # /proc, /sys, /dev and /dev/pts are bound in as schroot does (not
 # recursively), and /run/nprocguard is the host's, so that the test uid
 # slots and uid-window locks are shared with test runs outside the chroot.
+# The kernel images beside this clone (../shared/kernels, or NPG_KERNELS)
+# are bound read-only beside the chroot's clone, so that the tests that boot
+# them under QEMU run there too: a chroot refuses user namespaces and has
+# no mount point at /, and that is what this check is for.
 # Everything mounted is unmounted on every exit path, SIGINT and SIGTERM
 # included, after any process left inside the chroot is killed.
 #
@@ -69,6 +73,11 @@ for d in /proc /sys /dev /dev/pts /run/nprocguard; do
 	bind "$d" "$chroot_dir$d"
 done
 cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
+kernels=${NPG_KERNELS:-$top/../shared/kernels}
+if [ -d "$kernels" ]; then
+	bind "$kernels" "$chroot_dir/root/shared/kernels"
+	mount -o remount,bind,ro "$chroot_dir/root/shared/kernels"
+fi
 
 # a clean clone of HEAD: what is committed, nothing of the working tree
 rm -rf "$chroot_dir/root/nprocguard"
