@@ -192,8 +192,10 @@ if unshare -U --map-root-user true 2>/dev/null; then
 	'
 	cleanup
 else
-	test_skip "user namespace levels made for real" "unshare -U is refused here (user.max_user_namespaces 0, or no user namespaces)"
-	test_skip "user namespaces two deep" "unshare -U is refused here (user.max_user_namespaces 0, or no user namespaces)"
+	why=$(userns_refused) ||
+		why="unshare -U --map-root-user is refused here: $(unshare -U --map-root-user true 2>&1 | head -n 1)"
+	test_skip "user namespace levels made for real" "$why"
+	test_skip "user namespaces two deep" "$why"
 fi
 
 test_expect "execve: PF_NPROC_EXCEEDED and the re-check; exec names the same cause" '
