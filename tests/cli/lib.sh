@@ -141,9 +141,17 @@ agrees_and_holds() {
 # Machine facts a test may need and a build machine may refuse. Each prints
 # why it is refused, for test_skip, and fails when it is not.
 
-# in_chroot: this process's / is not init's (sbuild, pbuilder, many CI runners)
+# in_chroot: this process's / is not init's (sbuild, pbuilder, many CI
+# runners), as create_user_ns()'s current_chrooted() asks. Where init's root
+# cannot be read (ptrace_may_access() refuses /proc/1/root to root on some
+# machines, these VMs included), a / that is no mount point is a chroot's:
+# an unchrooted process's / is its mount namespace's root.
 in_chroot() {
-	[ "$(stat -c %d:%i / 2>/dev/null)" != "$(stat -c %d:%i /proc/1/root/. 2>/dev/null)" ]
+	if init_root=$(stat -c %d:%i /proc/1/root/. 2>/dev/null); then
+		[ "$(stat -c %d:%i /)" != "$init_root" ]
+	else
+		! mountpoint -q /
+	fi
 }
 
 # userns_refused: the kernel does not give every task a user namespace here
