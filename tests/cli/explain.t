@@ -192,8 +192,7 @@ if unshare -U --map-root-user true 2>/dev/null; then
 	'
 	cleanup
 else
-	why=$(userns_refused) ||
-		why="unshare -U --map-root-user is refused here: $(unshare -U --map-root-user true 2>&1 | head -n 1)"
+	why=$(userns_refused --map-root-user)
 	test_skip "user namespace levels made for real" "$why"
 	test_skip "user namespaces two deep" "$why"
 fi

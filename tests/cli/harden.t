@@ -90,8 +90,7 @@ if unshare -U -r true 2>/dev/null; then
 		test $rc -eq 134 && grep -q "setuid(0) failed: Resource temporarily unavailable; aborting" "$TMP/err"
 	'
 else
-	why=$(userns_refused) ||
-		why="unshare -U -r is refused here: $(unshare -U -r true 2>&1 | head -n 1)"
+	why=$(userns_refused -r)
 	test_skip "harden in a user namespace" "$why"
 fi
 test_expect "an unknown NPROCGUARD_HARDEN value is an error message, not a silent abort" '

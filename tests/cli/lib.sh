@@ -154,7 +154,8 @@ in_chroot() {
 	fi
 }
 
-# userns_refused: the kernel does not give every task a user namespace here
+# userns_refused [UNSHARE-OPTION...]: the kernel does not give every task a
+# user namespace here, or `unshare --user` with those options fails
 userns_refused() {
 	if [ ! -e /proc/self/ns/user ] || [ ! -e /proc/self/uid_map ]; then
 		echo "no user namespaces in this kernel (CONFIG_USER_NS)"
@@ -162,11 +163,11 @@ userns_refused() {
 	     [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null || echo 1)" = 0 ] ||
 	     [ "$(cat /proc/sys/kernel/apparmor_restrict_unprivileged_userns 2>/dev/null || echo 0)" = 1 ]; then
 		echo "this machine refuses user namespaces to unprivileged tasks (a sysctl)"
-	elif unshare --user true 2>/dev/null; then
+	elif unshare --user "$@" true 2>/dev/null; then
 		return 1
 	elif in_chroot; then
 		echo "the kernel refuses CLONE_NEWUSER to a chrooted process (create_user_ns())"
 	else
-		echo "unshare --user is refused here: $(unshare --user true 2>&1 | head -n 1)"
+		echo "unshare --user${*:+ $*} is refused here: $(unshare --user "$@" true 2>&1 | head -n 1)"
 	fi
 }
