@@ -45,7 +45,12 @@ struct npg_backend {
 	/* model: cap_bset stands even when the scenario declares 'bounding'
 	 * (run --host: the running machine's set, whatever the file says) */
 	bool cap_bset_fixed;
-	/* model: the point release it stands for, or NULL for the policy's rules */
+	/*
+	 * The kernel release the run stands for, or NULL for the policy's own
+	 * rules: both backends run by npg_rules_for_policy(policy, release) --
+	 * the model decides by them, the real backend reads and compares by
+	 * them (which uid a task is charged to, which counts a step decides by)
+	 */
 	const struct npg_release *release;
 	/* model: the scenario's tasks start with no_new_privs, as they do on a
 	 * machine whose harness has it (a service under NoNewPrivileges=yes) */
@@ -79,7 +84,8 @@ void npg_model_backend_as_machine(struct npg_backend *b, const struct npg_policy
 /* What the running kernel and this process can do, for the real backend. */
 struct npg_host {
 	char release[128];		/* uname -r */
-	const struct npg_policy *policy;	/* the model of that release */
+	struct npg_release rel;		/* its point release, policy and rules */
+	const struct npg_policy *policy;	/* rel.policy, or NULL: unreadable */
 	bool root;
 	uint64_t cap_bnd, cap_eff;	/* this process's bounding and effective sets */
 	/* its bounding set above the model's last capability: the undefined

@@ -23,10 +23,9 @@ static int model_start(struct npg_backend *b, const struct npg_scenario *sc)
 		return -1;
 	}
 	b->priv = m;
-	if (b->release) {
-		m->world.rules = b->release->rules;
+	npg_rules_for_policy(b->policy, b->release, &m->world.rules);
+	if (b->release)
 		m->world.cap_full_set = (NPG_CAP(b->release->cap_last_cap) << 1) - 1;
-	}
 	/* the machine's Yama and fs.suid_dumpable, or the scenario's Yama */
 	m->world.yama_scope = b->yama_fixed ? b->yama_scope : sc->yama_scope;
 	m->world.suid_dumpable = b->suid_dumpable;

@@ -222,7 +222,6 @@ int npg_cmd_run(int argc, char **argv)
 	struct run_options opt = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
 	struct run_totals tot = { 0 };
 	struct npg_release release;
-	const char *release_arg = NULL;
 	struct npg_scenario **sc;
 	int c, nfiles, bad = 0;
 	bool stopped = false;	/* out of memory, or stdout failed */
@@ -254,7 +253,6 @@ int npg_cmd_run(int argc, char **argv)
 				npg_usage_error("run");
 			}
 			opt.release = &release;
-			release_arg = optarg;
 			break;
 		case 'u':
 			if (npg_parse_uid_base("run", optarg, &opt.uid_base) < 0)
@@ -287,11 +285,9 @@ int npg_cmd_run(int argc, char **argv)
 		for (int i = 0; npg_policies[i]; i++)
 			if (npg_policies[i] == opt.release->policy)
 				opt.mask = 1L << i;
-		if (opt.release->point_unknown)
-			fprintf(stderr, "nprocguard run: --release %s names no point release (Debian's "
-				"ABI form): taken as %d.%d.0; add uname -v's \"Debian %d.%d.N-M\"\n",
-				release_arg, opt.release->major, opt.release->minor,
-				opt.release->major, opt.release->minor);
+		/* a hidden point release, an enterprise kernel's backports */
+		if (opt.release->caveat[0])
+			fprintf(stderr, "nprocguard run: --release: %s\n", opt.release->caveat);
 	}
 	if (opt.then && !opt.real) {
 		fprintf(stderr, "nprocguard run: --then goes with --real\n");
@@ -330,11 +326,10 @@ int npg_cmd_run(int argc, char **argv)
 		if (opt.fmt == NPG_FORMAT_JSON)
 			npg_report_json_begin(stdout, "run");
 		if (opt.release && opt.fmt == NPG_FORMAT_TEXT) {
-			char model[300];
+			char model[1200];
 
 			npg_release_model(opt.release, model, sizeof(model));
-			printf("model %s, for release %d.%d.%d\n", model, opt.release->major,
-			       opt.release->minor, opt.release->patch);
+			printf("model %s\n", model);
 		}
 		for (int i = 0; !stopped && i < nfiles; i++)
 			stopped = run_one(sc[i], &opt, &tot, &rep) < 0;

@@ -78,7 +78,7 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 	}
 	w0 = npg_model_world(&b);
 	memcpy(x->base.tasks, w0->tasks, sizeof(*w0->tasks) * (size_t)x->ntasks);
-	x->base.rules.setresuid_noop_fastpath = x->work.rules.setresuid_noop_fastpath = w0->rules.setresuid_noop_fastpath;
+	x->base.rules = x->work.rules = w0->rules;
 	/* the machine's, as the scenario declares it (yama ptrace_scope) */
 	x->base.yama_scope = x->work.yama_scope = w0->yama_scope;
 	x->base.suid_dumpable = x->work.suid_dumpable = w0->suid_dumpable;

@@ -279,12 +279,10 @@ static void put_stmts(FILE *f, const struct npg_scenario *sc, const struct carri
 /* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
 static bool ucounts_keyed_on_euid(const struct npg_policy *p)
 {
-	struct npg_cred old = { 0 }, new = { 0 };
+	struct npg_rules rules;
 
-	if (!p || !p->set_cred_ucounts)
-		return false;
-	new.uid = (struct npg_ids){ 1, 2, 2, 2 };
-	return p->set_cred_ucounts(&old, &new) == 2;
+	npg_policy_rules(p, &rules);
+	return npg_charges_euid(p, &rules);
 }
 
 /*

@@ -49,7 +49,8 @@ void npg_cap_fix_setuid(struct npg_cred *new, const struct npg_cred *old, bool f
  *     S_IXGRP sets the egid to the group.
  *   get_file_caps(): pP' = (X & fP) | (pI & fI), fE; none: pP' = 0.
  *   handle_privileged_root(), unless SECURE_NOROOT: a set-uid-root file
- *     with file capabilities keeps to them ("has_fcap && __is_suid");
+ *     with file capabilities keeps to them ("has_fcap && __is_suid"; 3.0:
+ *     only with the effective bit);
  *     else euid or ruid 0: pP' = X | pI, and euid 0: fE.
  *   is_setid = euid' != uid or egid' != gid -- since 337490f0007f
  *     (6.17) "id_changed": euid' != euid, or egid' neither the fsgid nor
@@ -104,8 +105,16 @@ int npg_cap_bprm_creds(struct npg_cred *new, const struct npg_exec_file *f,
 			return -EPERM;
 		}
 	}
+	/*
+	 * handle_privileged_root(): "if (has_fcap && __is_suid(root_uid, new))
+	 * return;" since 4d49f6710bfb (3.2); 3.0's cap_bprm_set_creds() skipped
+	 * the root rules only "if (effective && new->uid != 0 && new->euid ==
+	 * 0)", so file capabilities without the effective bit left a task of
+	 * euid 0 root's whole set (measured on 3.0.8)
+	 */
 	if (!(old.securebits & NPG_SECBIT_NOROOT) &&
-	    !(has_fcap && new->uid.real != root && new->uid.eff == root)) {
+	    !((bprm->fcaps_suppress_root ? has_fcap : effective) && new->uid.real != root &&
+	      new->uid.eff == root)) {
 		if (new->uid.eff == root || new->uid.real == root)
 			new->cap_permitted = old.cap_bset | old.cap_inheritable;
 		if (new->uid.eff == root)

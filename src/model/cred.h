@@ -110,6 +110,10 @@ struct npg_bprm {
 	 * the caller's groups) where older kernels test "is_setid" (euid' !=
 	 * uid, egid' != gid) */
 	bool id_changed_rule;
+	/* 4d49f6710bfb (3.2): any file capabilities ("has_cap") keep a task of
+	 * a non-root real uid and effective uid root to them; 3.0 only those
+	 * with the effective bit */
+	bool fcaps_suppress_root;
 };
 
 /* security/commoncap.c: cap_bprm_creds_from_file() of @f (NULL: a plain

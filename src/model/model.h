@@ -130,6 +130,8 @@ long npg_task_count(const struct npg_world *w, const struct npg_task *t);
  * its namespace recorded at creation? Up to 5.13 (one count per uid):
  * the count against @rlimit alone.
  */
+/* set_cred_ucounts(): the uid a task with credentials @new is charged to */
+npg_id npg_set_cred_ucounts(const struct npg_world *w, const struct npg_cred *new);
 bool npg_ucounts_over(const struct npg_world *w, const struct npg_cred *c, uint64_t rlimit,
 		      long extra);
 uint64_t npg_rlimit_nproc(const struct npg_world *w, const struct npg_task *t);

@@ -24,6 +24,11 @@ const struct npg_policy *npg_policy_find(const char *name)
 	return NULL;
 }
 
+void npg_policy_rules(const struct npg_policy *p, struct npg_rules *out)
+{
+	npg_rules_of_version(&p->release, out);
+}
+
 int npg_policy_index(const struct npg_policy *p)
 {
 	for (int i = 0; npg_policies[i]; i++)
@@ -54,8 +59,9 @@ const struct npg_policy *npg_policy_named_by_release(const char *release)
 }
 
 /*
- * The policy a local version names (above), else by version number only:
- * distributions' stable backports may differ.
+ * The policy a local version names (above), else the era of the version's
+ * major.minor. npg_release_parse() refines it by the point release (the
+ * 5.15.y and 5.16.y that took linux-6's rules).
  */
 const struct npg_policy *npg_policy_for_release(const char *release)
 {

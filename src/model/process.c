@@ -47,7 +47,7 @@ struct npg_result npg_sys_fork(struct npg_world *w, int t, int child, bool threa
  * copy_process() with clone(CLONE_NEWUSER) when @newuser_ns: up to 5.16
  * the RLIMIT_NPROC test comes first and a new namespace's failure (ENOSPC,
  * EPERM) fails the fork with the flag already cleared; since 5.17 the
- * policy tests after copy_creds() (nproc_test_after_copy_creds)
+ * policy tests after copy_creds() (rule fork_counts_child, 8f2f9c4d82f2)
  */
 struct npg_result npg_copy_process(struct npg_world *w, int t, int child, bool thread,
 				   int newuser_ns)
@@ -58,7 +58,7 @@ struct npg_result npg_copy_process(struct npg_world *w, int t, int child, bool t
 
 	*c = *parent;
 	c->state = NPG_TASK_ABSENT;
-	if (newuser_ns && w->policy->nproc_test_after_copy_creds) {
+	if (newuser_ns && w->rules.fork_counts_child) {
 		/* 5.17+: copy_creds() makes the namespace, then the test reads
 		 * the child's ucounts; a failed fork frees the namespace */
 		if ((err = npg_copy_creds_newuser(w, t, newuser_ns, &c->cred)) < 0)
@@ -374,7 +374,8 @@ struct npg_result npg_sys_execve_file(struct npg_world *w, int t, const struct n
 		/* "if (!capable(CAP_SETUID))" before 3.8's ns_capable(new->user_ns) */
 		.cap_setuid = w->rules.userns_idmaps ? npg_capable_own_ns(task, NPG_CAP_SETUID)
 					       : npg_capable(task, NPG_CAP_SETUID),
-		.id_changed_rule = w->rules.exec_id_changed });
+		.id_changed_rule = w->rules.exec_id_changed,
+		.fcaps_suppress_root = w->rules.fcaps_suppress_root });
 	if (err)
 		return result(NPG_R_ERRNO, -err);
 	de_thread(w, t);

@@ -114,7 +114,8 @@ int npg_tracer_of(const struct npg_world *w, int t)
  * check_unsafe_exec(): "if (p->ptrace) bprm->unsafe |= LSM_UNSAFE_PTRACE",
  * and cap_bprm_creds_from_file() lets it pass when ptracer_capable(current,
  * new->user_ns): the tracer's credentials at attach hold CAP_SYS_PTRACE
- * over the new namespace (64b875f7ac8a, 4.10). Before 4.10,
+ * over the new namespace (64b875f7ac8a, 20523132ec5d: 4.10, rule
+ * ptracer_cred; 4.9.y and older never took the exec side). Before,
  * LSM_UNSAFE_PTRACE_CAP: the tracer had CAP_SYS_PTRACE over the tracee's
  * namespace when it attached (PT_PTRACE_CAP).
  */
@@ -124,7 +125,7 @@ bool npg_ptrace_unsafe(const struct npg_world *w, int t, int ns)
 
 	if (npg_tracer_of(w, t) < 0)
 		return false;
-	if (w->rules.ptrace_user_ns_rules)
+	if (w->rules.ptracer_cred)
 		return !npg_cred_ns_capable(w, &task->ptracer_cred, ns, NPG_CAP_SYS_PTRACE);
 	return !task->ptrace_cap;
 }
@@ -148,7 +149,8 @@ static bool ptrace_has_cap(const struct npg_world *w, int t, int ns)
  *	if (mm && ((get_dumpable(mm) != SUID_DUMP_USER) &&
  *	    !ptrace_has_cap(mm->user_ns, mode))) return -EPERM;
  *	return security_ptrace_access_check(task, mode);
- * mm->user_ns since bfedb589252c (4.10); the tracee's cred->user_ns before.
+ * mm->user_ns since bfedb589252c (4.10; 4.9.1, 4.8.16, 4.4.40, 3.16.52:
+ * rule ptrace_mm_user_ns); the tracee's cred->user_ns before.
  * The real uid and gid of the caller, in every era (4.5's FSCREDS/REALCREDS
  * split kept attach on them). Before 3.12 (d049f74f2dbe) SUID_DUMP_ROOT
  * counted as dumpable: only fs.suid_dumpable 2 makes one, and the model
@@ -167,7 +169,7 @@ static bool may_access(const struct npg_world *w, int t, int target)
 	    !ptrace_has_cap(w, t, tc->userns))
 		return false;
 	if (tsk->dumpable != 1 &&
-	    !ptrace_has_cap(w, t, w->rules.ptrace_user_ns_rules ? tsk->mm_userns : tc->userns))
+	    !ptrace_has_cap(w, t, w->rules.ptrace_mm_user_ns ? tsk->mm_userns : tc->userns))
 		return false;
 	/*
 	 * cap_ptrace_access_check(), for attach (caller_caps = pP):

@@ -84,8 +84,7 @@ static struct npg_result commit_setid(struct npg_world *w, int t, bool gid,
 	}
 	npg_cap_fix_setuid(new, &cur->cred, fs_only, npg_ns_root_uid(w, cur->cred.userns));
 	if (user_changed)
-		new->charged_to = p->set_cred_ucounts ? p->set_cred_ucounts(&cur->cred, new)
-						      : new->uid.real;
+		new->charged_to = npg_set_cred_ucounts(w, new);
 	if (p->flag_nproc_exceeded && !fs_only)
 		p->flag_nproc_exceeded(w, cur, new);
 	if (user_changed) {

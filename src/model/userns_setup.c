@@ -102,8 +102,7 @@ static bool userns_count_below_max(const struct npg_world *w, int parent, npg_id
  * full set; then set_cred_ucounts(): since 5.14 the ucounts (@ns, the
  * key of the era) replace those of @old
  */
-static void set_cred_user_ns(const struct npg_world *w, const struct npg_cred *old,
-			     struct npg_cred *new, int ns)
+static void set_cred_user_ns(const struct npg_world *w, struct npg_cred *new, int ns)
 {
 	new->userns = ns;
 	new->securebits = 0;
@@ -112,8 +111,7 @@ static void set_cred_user_ns(const struct npg_world *w, const struct npg_cred *o
 	new->cap_ambient = 0;
 	new->cap_permitted = new->cap_effective = new->cap_bset = w->cap_full_set;
 	if (w->policy->ucounts)
-		new->charged_to = w->policy->set_cred_ucounts ?
-				  w->policy->set_cred_ucounts(old, new) : new->uid.real;
+		new->charged_to = npg_set_cred_ucounts(w, new);
 }
 
 /*
@@ -130,7 +128,10 @@ static void commit_userns(struct npg_world *w, int t, const struct npg_cred *new
 
 	if (w->policy->ucounts) {
 		npg_charge(w, new, 1);
-		npg_charge(w, &task->cred, -1);
+		/* 5.14.0-5.14.14 decremented the old ucounts only "if (new->user !=
+		 * old->user)": the old level kept the task (629715adc62b) */
+		if (w->rules.commit_creds_userns_dec || new->uid.real != task->cred.uid.real)
+			npg_charge(w, &task->cred, -1);
 	}
 	npg_commit_creds_dumpable(w, t, &task->cred, new);
 	task->cred = *new;
@@ -217,17 +218,18 @@ static int create_user_ns(struct npg_world *w, int t, int ns, struct npg_cred *n
 		.max_user_namespaces = INT_MAX,
 	};
 	/*
-	 * enforced_nproc_rlimit() (0ac983f51203, 5.17; 5.16.13, 5.15.27):
+	 * enforced_nproc_rlimit() (0ac983f51203, 5.17; 5.16.13, 5.15.27; rule
+	 * enforced_nproc_rlimit):
 	 * no limit when the caller is real uid 0 of the initial namespace;
 	 * before it, "set_rlimit_ucount_max(ns, UCOUNT_RLIMIT_NPROC,
 	 * rlimit(RLIMIT_NPROC))" for everyone. The caller's limit, a clone's too.
 	 */
 	u->nproc_max = npg_rlimit_nproc(w, task);
-	if (w->policy->userns_root_unlimited && task->cred.uid.real == NPG_INIT_USER &&
+	if (w->rules.enforced_nproc_rlimit && task->cred.uid.real == NPG_INIT_USER &&
 	    task->cred.userns == NPG_USERNS_INITIAL)
 		u->nproc_max = NPG_RLIM_INFINITY;
 
-	set_cred_user_ns(w, &task->cred, new, ns);
+	set_cred_user_ns(w, new, ns);
 	return 0;
 }
 
@@ -411,7 +413,7 @@ struct npg_result npg_sys_setns_user(struct npg_world *w, int t, int ns)
 		return result(NPG_R_ERRNO, EINVAL);
 	if (!npg_ns_capable(w, task, ns, NPG_CAP_SYS_ADMIN))
 		return result(NPG_R_ERRNO, EPERM);
-	set_cred_user_ns(w, &task->cred, &new, ns);
+	set_cred_user_ns(w, &new, ns);
 	commit_userns(w, t, &new);
 	return result(NPG_R_OK, 0);
 }

@@ -9,7 +9,7 @@ int npg_world_init(struct npg_world *w, const struct npg_policy *p, int ntasks)
 {
 	memset(w, 0, sizeof(*w));
 	w->policy = p;
-	w->rules = p->rules;
+	npg_policy_rules(p, &w->rules);
 	w->cap_full_set = NPG_CAP_ALL;
 	w->yama_scope = -1;
 	w->ntasks = ntasks;
@@ -120,8 +120,40 @@ long npg_task_count(const struct npg_world *w, const struct npg_task *t)
 }
 
 /*
+ * kernel/ucount.c, is_ucounts_overlimit() of 5.14.0 (21d1c5e386bc), before
+ * 59ec71575ab4:
+ *	if (get_ucounts_value(ucounts, type) > max)
+ *		return true;
+ *	for (iter = ucounts; iter; iter = iter->ns->ucounts) {
+ *		max = READ_ONCE(iter->ns->ucount_max[type]);
+ *		if (get_ucounts_value(iter, type) > max)
+ *			return true;
+ *	}
+ * @max an unsigned long: a count gone negative compares as over. Each
+ * level meets its own namespace's record (the initial namespace's is
+ * RLIM_INFINITY since 5ddf994fa22f, also 5.14), not the one above it.
+ */
+static bool ucounts_over_5_14(const struct npg_world *w, int ns, npg_id uid, uint64_t rlimit,
+			      long extra)
+{
+	if ((uint64_t)(npg_count_in(w, ns, uid) + extra) > rlimit)
+		return true;
+	for (;;) {
+		uint64_t max = ns == NPG_USERNS_INITIAL ? NPG_RLIM_INFINITY : w->userns[ns].nproc_max;
+
+		if ((uint64_t)(npg_count_in(w, ns, uid) + extra) > max)
+			return true;
+		if (!charged_up_the_chain(w, ns))
+			return false;
+		uid = w->userns[ns].owner;
+		ns = w->userns[ns].parent;
+	}
+}
+
+/*
  * kernel/ucount.c, is_rlimit_overlimit() (6.x; is_ucounts_overlimit() in
- * 5.14-5.16, in this form since 59ec71575ab4, 5.16 and 5.15.y):
+ * 5.14-5.16), in this form since 59ec71575ab4 (ucounts_max_parent: 5.16,
+ * 5.15.12):
  *	long max = rlimit;
  *	if (rlimit > LONG_MAX) max = LONG_MAX;
  *	for (iter = ucounts; iter; iter = iter->ns->ucounts) {
@@ -130,7 +162,9 @@ long npg_task_count(const struct npg_world *w, const struct npg_task *t)
  *		max = get_userns_rlimit_max(iter->ns, type);
  *	}
  * The caller's own limit for its own level, each namespace's recorded
- * limit for the level above it.
+ * limit for the level above it. "val < 0" is 0cbae9e24fa7's
+ * (ucounts_wrap_check: 5.17, 5.15.25, 5.16.11): from 59ec71575ab4 to it
+ * a negative count compared signed, as under any limit.
  */
 bool npg_ucounts_over(const struct npg_world *w, const struct npg_cred *c, uint64_t rlimit,
 		      long extra)
@@ -139,8 +173,12 @@ bool npg_ucounts_over(const struct npg_world *w, const struct npg_cred *c, uint6
 	npg_id uid = c->charged_to;
 	uint64_t max = rlimit;
 
+	if (!w->rules.ucounts_max_parent)
+		return ucounts_over_5_14(w, ns, uid, rlimit, extra);
 	for (;;) {
-		if (npg_count_over(npg_count_in(w, ns, uid) + extra, max))
+		long n = npg_count_in(w, ns, uid) + extra;
+
+		if (w->rules.ucounts_wrap_check ? npg_count_over(n, max) : n >= 0 && npg_count_over(n, max))
 			return true;
 		if (!charged_up_the_chain(w, ns))
 			return false;
@@ -148,6 +186,17 @@ bool npg_ucounts_over(const struct npg_world *w, const struct npg_cred *c, uint6
 		uid = w->userns[ns].owner;
 		ns = w->userns[ns].parent;
 	}
+}
+
+/*
+ * kernel/cred.c, set_cred_ucounts(): the ucounts a task with credentials
+ * @new is charged to -- alloc_ucounts(new->user_ns, new->uid) since
+ * a55d07294f1e (ucounts_real_uid), new->euid before it (5.14-5.16 as
+ * released). Before 5.14 the user_struct of the real uid.
+ */
+npg_id npg_set_cred_ucounts(const struct npg_world *w, const struct npg_cred *new)
+{
+	return w->policy->ucounts && !w->rules.ucounts_real_uid ? new->uid.eff : new->uid.real;
 }
 
 /* task_rlimit(): the limit lives in signal_struct, shared by the thread group */

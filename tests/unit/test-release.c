@@ -15,16 +15,18 @@ static void release_is(const char *release, const char *version, const struct np
 		       int patch, bool fastpath)
 {
 	struct npg_release r;
+	struct npg_rules own;
 
 	if (!tap_ok(npg_release_parse(&r, release, version) == 0, "%s parses", release))
 		return;
+	npg_policy_rules(era, &own);
 	tap_ok(r.policy == era, "%s: era %s", release, era->name);
 	tap_is(r.patch, patch, "%s (%s): point release", release, version ? version : "no uname -v");
 	tap_ok(r.rules.setresuid_noop_fastpath == fastpath, "%s (%s): no-op fast path %s", release,
 	       version ? version : "no uname -v", fastpath ? "present" : "absent");
-	tap_ok((strstr(r.why, "659c0ce1cb9e") != NULL) == (fastpath != era->rules.setresuid_noop_fastpath),
+	tap_ok((strstr(r.why, "659c0ce1cb9e") != NULL) == (fastpath != own.setresuid_noop_fastpath),
 	       "%s: the refinement is explained exactly when it changes the era's rule", release);
-	tap_ok((strstr(r.why, "337490f0007f") != NULL) == (r.rules.exec_id_changed != era->rules.exec_id_changed),
+	tap_ok((strstr(r.why, "337490f0007f") != NULL) == (r.rules.exec_id_changed != own.exec_id_changed),
 	       "%s: so is execve()'s id_changed test", release);
 }
 
@@ -72,18 +74,34 @@ int main(void)
 	tap_ok(npg_release_parse(&r, "5.10.223", NULL) == 0 && r.cap_last_cap == 40,
 	       "5.10: CAP_CHECKPOINT_RESTORE last");
 	/* the user-namespace and ptrace rules that came inside linux-3.1's span */
-	tap_ok(npg_release_parse(&r, "3.18.140", NULL) == 0 && !r.rules.userns_setgroups_knob,
-	       "3.18: no /proc/PID/setgroups");
+	tap_ok(npg_release_parse(&r, "3.18.1", NULL) == 0 && !r.rules.userns_setgroups_knob,
+	       "3.18.1: no /proc/PID/setgroups");
+	tap_ok(npg_release_parse(&r, "3.18.2", NULL) == 0 && r.rules.userns_setgroups_knob &&
+	       npg_release_parse(&r, "3.14.28", NULL) == 0 && r.rules.userns_setgroups_knob &&
+	       npg_release_parse(&r, "3.14.27", NULL) == 0 && !r.rules.userns_setgroups_knob,
+	       "3.18.2 and 3.14.28 took /proc/PID/setgroups (CVE-2014-8989)");
 	tap_ok(npg_release_parse(&r, "3.19.0", NULL) == 0 && r.rules.userns_setgroups_knob,
 	       "3.19: /proc/PID/setgroups");
-	tap_ok(npg_release_parse(&r, "4.8.17", NULL) == 0 && !r.rules.userns_max_sysctl &&
-	       !r.rules.ptrace_user_ns_rules, "4.8: no user.max_user_namespaces, PT_PTRACE_CAP");
+	tap_ok(npg_release_parse(&r, "4.8.15", NULL) == 0 && !r.rules.userns_max_sysctl &&
+	       !r.rules.ptracer_cred && !r.rules.ptrace_mm_user_ns,
+	       "4.8.15: no user.max_user_namespaces, PT_PTRACE_CAP, the tracee's namespace");
+	tap_ok(npg_release_parse(&r, "4.8.16", NULL) == 0 && !r.rules.ptracer_cred &&
+	       r.rules.ptrace_mm_user_ns, "4.8.16: mm->user_ns (bfedb589252c, stable 4.8.16)");
 	tap_ok(npg_release_parse(&r, "4.9.337", NULL) == 0 && r.rules.userns_max_sysctl &&
-	       !r.rules.ptrace_user_ns_rules, "4.9: user.max_user_namespaces, still PT_PTRACE_CAP");
-	tap_ok(npg_release_parse(&r, "4.10.0", NULL) == 0 && r.rules.ptrace_user_ns_rules,
-	       "4.10: ptracer_cred and mm->user_ns");
-	tap_ok(npg_release_parse(&r, "5.11.22", NULL) == 0 && !r.rules.userns_map_root_setfcap,
-	       "5.11: mapping uid 0 needs nothing more");
+	       !r.rules.ptracer_cred && r.rules.ptrace_mm_user_ns,
+	       "4.9: user.max_user_namespaces, mm->user_ns, still PT_PTRACE_CAP at exec");
+	tap_ok(npg_release_parse(&r, "4.4.39", NULL) == 0 && !r.rules.ptrace_mm_user_ns &&
+	       npg_release_parse(&r, "4.4.40", NULL) == 0 && r.rules.ptrace_mm_user_ns,
+	       "4.4.40 took mm->user_ns");
+	tap_ok(npg_release_parse(&r, "4.10.0", NULL) == 0 && r.rules.ptracer_cred &&
+	       r.rules.ptrace_mm_user_ns, "4.10: ptracer_cred and mm->user_ns");
+	tap_ok(npg_release_parse(&r, "5.11.18", NULL) == 0 && !r.rules.userns_map_root_setfcap &&
+	       npg_release_parse(&r, "5.10.34", NULL) == 0 && !r.rules.userns_map_root_setfcap &&
+	       npg_release_parse(&r, "5.4.300", NULL) == 0 && !r.rules.userns_map_root_setfcap,
+	       "5.11.18, 5.10.34, 5.4.y: mapping uid 0 needs nothing more");
+	tap_ok(npg_release_parse(&r, "5.11.19", NULL) == 0 && r.rules.userns_map_root_setfcap &&
+	       npg_release_parse(&r, "5.10.35", NULL) == 0 && r.rules.userns_map_root_setfcap,
+	       "5.11.19 and 5.10.35 took db2e718a4798");
 	tap_ok(npg_release_parse(&r, "5.12.0", NULL) == 0 && r.rules.userns_map_root_setfcap,
 	       "5.12: mapping uid 0 needs CAP_SETFCAP");
 	/* 3.8: unshare(CLONE_NEWUSER) and namespaces with maps; 3.0-3.7 the older ones */
@@ -95,10 +113,17 @@ int main(void)
 	       "3.8: namespaces with maps");
 	tap_ok(npg_release_parse(&r, "5.10.223", NULL) == 0 && r.rules.userns_idmaps,
 	       "5.10: namespaces with maps");
-	tap_ok(!npg_policy_linux_2_6.rules.userns_idmaps && npg_policy_linux_3_1.rules.userns_idmaps &&
-	       npg_policy_linux_6.rules.userns_idmaps, "the eras: before 3.1 none, linux-3.1 on maps");
+	{
+		struct npg_rules r26, r31, r6;
+
+		npg_policy_rules(&npg_policy_linux_2_6, &r26);
+		npg_policy_rules(&npg_policy_linux_3_1, &r31);
+		npg_policy_rules(&npg_policy_linux_6, &r6);
+		tap_ok(!r26.userns_idmaps && r31.userns_idmaps && r6.userns_idmaps,
+		       "the eras: before 3.1 none, linux-3.1 on maps");
+	}
 	tap_ok(npg_release_parse(&r, "2.6.32", NULL) == 0 && !r.rules.userns_setgroups_knob &&
-	       !r.rules.ptrace_user_ns_rules, "2.6.32: the oldest rules");
+	       !r.rules.ptracer_cred && !r.rules.ptrace_mm_user_ns, "2.6.32: the oldest rules");
 	{
 		struct npg_world w;
 

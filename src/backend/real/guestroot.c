@@ -119,11 +119,12 @@ static int fork_fails_at(uint32_t uid, long limit)
 }
 
 /*
- * The smallest limit this era's copy_process() lets a fork through at,
- * less the count with the child, asked of its model: 0 from 5.17 on, -1
- * in 5.14-5.16, which allow RLIMIT_NPROC + 1 (8f2f9c4d82f2).
+ * The smallest limit the run's copy_process() lets a fork through at,
+ * less the count with the child, asked of its model: 0 under the rule
+ * fork_counts_child (5.17, 5.15.25, 5.16.11), -1 before it, which
+ * allowed RLIMIT_NPROC + 1 (8f2f9c4d82f2).
  */
-static long fork_slack(const struct npg_policy *p)
+static long fork_slack(const struct real_priv *r)
 {
 	const long count = 10;	/* the parent's user's, the parent included */
 	struct npg_cred cred;
@@ -135,11 +136,12 @@ static long fork_slack(const struct npg_policy *p)
 		struct npg_world w;
 		int rc;
 
-		if (npg_world_init(&w, p, 1) < 0)
+		if (npg_world_init(&w, r->policy, 1) < 0)
 			return 0;
+		w.rules = r->rules;
 		npg_task_spawn(&w, 0, &cred, (uint64_t)limit, (uint64_t)limit);
 		npg_count_add(&w, w.tasks[0].cred.charged_to, count - 1);
-		rc = p->copy_process(&w, &w.tasks[0], &w.tasks[0].cred);
+		rc = r->policy->copy_process(&w, &w.tasks[0], &w.tasks[0].cred);
 		npg_world_free(&w);
 		if (rc != -EAGAIN)
 			break;
@@ -182,7 +184,7 @@ static long measure_delta(const struct real_priv *r)
 		after = root_outside(r);
 		/* root's count with the child; the prober (real uid @base, charged at
 		 * root's level) and its child are not among the tasks shown */
-		delta = lo - fork_slack(r->policy) - 2 - before;
+		delta = lo - fork_slack(r) - 2 - before;
 		if (after != before || delta < 0)
 			continue;
 		if (delta == prev)

@@ -55,7 +55,8 @@ int npg_host_probe(struct npg_host *h)
 	if (uname(&u) < 0)
 		return -1;
 	snprintf(h->release, sizeof(h->release), "%s", u.release);
-	h->policy = npg_policy_for_release(u.release);
+	if (npg_running_release(&h->rel) == 0)
+		h->policy = h->rel.policy;
 	h->root = geteuid() == 0;
 	if (npg_proc_read_task(getpid(), gettid(), &self) < 0)
 		return -1;

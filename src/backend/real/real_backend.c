@@ -77,6 +77,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 					     .nproc_max = NPG_RLIM_INFINITY };
 	r->policy = b->policy;
 	r->ucounts = b->policy->ucounts;
+	npg_rules_for_policy(b->policy, b->release, &r->rules);
 	/* conform gives the model this machine's Yama (yama_fixed); run --real keeps the file's */
 	r->yama_mismatch = !b->yama_fixed && sc->yama_scope != r->host->yama_scope;
 	busy = npg_proc_find_uid_in_range(r->base, r->base + NPG_UID_WINDOW);
@@ -102,7 +103,7 @@ static int real_start(struct npg_backend *b, const struct npg_scenario *sc)
 	 * Kernels before 3.4 have no child subreaper (EINVAL): their orphans
 	 * go to init, and real_stop() waits for the window to empty instead.
 	 */
-	r->ucounts_by_euid = npg_real_ucounts_keyed_on_euid(r->host->policy);
+	r->ucounts_by_euid = npg_charges_euid(r->policy, &r->rules);
 	r->subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 	if ((!r->subreaper && errno != EINVAL) ||
 	    (r->exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0 ||
@@ -409,6 +410,7 @@ void npg_real_backend_init(struct npg_backend *b, const struct npg_host *host,
 	b->ops = &real_ops;
 	b->priv = r;
 	b->policy = host->policy ? host->policy : &npg_policy_linux_6;
+	b->release = host->policy ? &host->rel : NULL;
 	b->cap_bset = host->cap_bnd;
 	snprintf(b->label, sizeof(b->label), "kernel %.50s", host->release);
 }

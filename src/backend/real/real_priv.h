@@ -121,7 +121,10 @@ struct real_priv {
 	/* a guest's user.max_user_namespaces of the initial namespace as it was
 	 * before a step wrote it, written back at stop; -1 untouched */
 	long init_max_userns;
-	const struct npg_policy *policy;	/* this kernel's era */
+	const struct npg_policy *policy;	/* the run's: the model compared with */
+	/* the rules it runs by (npg_rules_for_policy()): which uid the kernel
+	 * charges a task to, which counts a step is decided by */
+	struct npg_rules rules;
 	bool ucounts;		/* its counts are per (namespace, uid), in a chain (5.14+) */
 	bool ever_traced;	/* a seize succeeded: exits may wait for a tracer */
 	/* the scenario's 'yama ptrace_scope' (or none) is not this machine's,

@@ -10,17 +10,6 @@
 #include "backend/real/rootcount.h"
 #include "system/procfs.h"
 
-/* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
-bool npg_real_ucounts_keyed_on_euid(const struct npg_policy *p)
-{
-	struct npg_cred old = { 0 }, new = { 0 };
-
-	if (!p || !p->set_cred_ucounts)
-		return false;
-	new.uid = (struct npg_ids){ 1, 2, 2, 2 };
-	return p->set_cred_ucounts(&old, &new) == 2;
-}
-
 /*
  * is_rlimit_overlimit() walks a task's ucounts up to the initial
  * namespace. The level there of a namespace made by a task whose euid
@@ -169,12 +158,14 @@ static const char *roots_count(const struct real_priv *r, const struct real_task
 	if (st->op.code != NPG_OP_SETUID && st->op.code != NPG_OP_SETREUID &&
 	    st->op.code != NPG_OP_SETRESUID)
 		return NULL;
-	if (ruid == NPG_ID_NONE || ruid == 0)
+	/* flag_nproc_exceeded() reads the new user's ucounts, not the caller's */
+	if (ruid == NPG_ID_NONE || ruid == 0 || r->rules.flag_nproc_exceeded)
 		return NULL;
 	/* only root's count is out of reach: whoever else t is charged to, counts agree */
 	if (npg_real_map_id(r, ruid) == pt.uid[0] || (t->key_known && t->key != 0))
 		return NULL;
-	return capable ? NULL : ROOT_COUNT_SET_USER;
+	/* 5.14.y's set_user() has no capable() test (2863643fb8b9 is 5.15's) */
+	return capable && r->rules.set_user_capable ? NULL : ROOT_COUNT_SET_USER;
 }
 
 const char *npg_real_decision_on_roots_count(struct real_priv *r, const struct real_task *t,

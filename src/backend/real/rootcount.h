@@ -9,8 +9,6 @@
 
 #include "backend/real/real_priv.h"
 
-/* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
-bool npg_real_ucounts_keyed_on_euid(const struct npg_policy *p);
 /* Why @st's outcome is decided by root's count at the top of @t's ucounts chain, or NULL */
 const char *npg_real_decision_on_root_chain(const struct real_priv *r, const struct real_task *t,
 					    const struct npg_stmt *st);

@@ -408,7 +408,7 @@ static struct npg_result ns_made(struct npg_backend *b, struct real_priv *r, str
 	u->level = r->userns[parent].level + 1;
 	u->owner = before->uid[1];
 	u->nproc_max = soft;
-	if (r->policy->userns_root_unlimited && before->uid[0] == 0 && parent == 0)
+	if (r->rules.enforced_nproc_rlimit && before->uid[0] == 0 && parent == 0)
 		u->nproc_max = NPG_RLIM_INFINITY;
 	r->ns_made++;
 	nt->ns = ns;

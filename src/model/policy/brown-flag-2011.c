@@ -31,6 +31,7 @@ const struct npg_policy npg_policy_brown_flag_2011 = {
 	.source = "the article (Neil Brown's PF_NPROC_EXCEEDED proposal, 2011)",
 	.summary = "set*uid sets a flag at the limit; execve fails on the flag alone, however stale",
 	.has_flag = true,
+	.release = { 3, 0, 0 },
 	.copy_process = npg_copy_process_2_6,
 	.set_user = set_user,
 	.execve = execve,

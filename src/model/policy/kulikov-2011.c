@@ -30,6 +30,7 @@ const struct npg_policy npg_policy_kulikov_2011 = {
 	.kernels = "proposal (not released)",
 	.source = "seed 001 (Vasiliy Kulikov, 2011-07-12), as posted",
 	.summary = "set*uid never fails; every execve fails while the user is over the limit",
+	.release = { 3, 0, 0 },
 	.copy_process = npg_copy_process_2_6,
 	.set_user = set_user,
 	.execve = execve,

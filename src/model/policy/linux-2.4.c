@@ -39,6 +39,7 @@ const struct npg_policy npg_policy_linux_2_4 = {
 	.kernels = "2.4.x",
 	.source = "2.4 kernel/fork.c do_fork(); seed 002 (the bugs it fixes)",
 	.summary = "fork fails at the limit unless CAP_SYS_ADMIN/CAP_SYS_RESOURCE; set*uid never fails",
+	.release = { 2, 4, 37 },
 	.copy_process = copy_process,
 	.set_user = set_user,
 	.execve = execve,

@@ -25,6 +25,7 @@ const struct npg_policy npg_policy_linux_2_6 = {
 	.kernels = "2.6.0 - 3.0",
 	.source = "seed 002 (Neil Brown, 2003): kernel/fork.c, kernel/sys.c set_user()",
 	.summary = "fork exempts the root user; set*uid fails EAGAIN when the new user is at the limit",
+	.release = { 3, 0, 0 },
 	.copy_process = npg_copy_process_2_6,
 	.set_user = set_user,
 	.execve = execve,

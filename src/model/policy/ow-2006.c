@@ -23,6 +23,7 @@ const struct npg_policy npg_policy_ow_2006 = {
 	.kernels = "2.4/2.6 with -ow patches",
 	.source = "seed 003 (Solar Designer, 2006) on top of seed 002",
 	.summary = "where linux-2.6 fails set*uid, the caller is killed by SIGSEGV instead",
+	.release = { 3, 0, 0 },
 	.copy_process = npg_copy_process_2_6,
 	.set_user = set_user,
 	.execve = execve,
