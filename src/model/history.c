@@ -128,7 +128,8 @@ static const struct npg_backport setresuid_noop[] = {
 /* Set in the table's order: enum npg_change_id */
 const struct npg_change npg_changes[NPG_NCHANGES] = {
 	[NPG_CH_SEIZE_DEVEL] = {
-		"3544d72a0e10", "ptrace: implement PTRACE_SEIZE (behind PTRACE_SEIZE_DEVEL)",
+		"3544d72a0e10", "ptrace: implement PTRACE_SEIZE (behind PTRACE_SEIZE_DEVEL, "
+		"with fca26f260c52, PTRACE_INTERRUPT)",
 		"ptrace_seize", 1,
 		{ 3, 1, 0 }, "mainline 3.1", none,
 		"a new request, no stable backport" },
@@ -141,10 +142,11 @@ const struct npg_change npg_changes[NPG_NCHANGES] = {
 		"none: no Cc: stable, and 3.0.101's security/commoncap.c still tests "
 		"\"effective\"" },
 	[NPG_CH_SEIZE] = {
-		"fca26f260c52", "ptrace: implement PTRACE_INTERRUPT (PTRACE_SEIZE without "
-		"PTRACE_SEIZE_DEVEL)",
+		"(3.4)", "PTRACE_SEIZE_DEVEL dropped: PTRACE_SEIZE and PTRACE_INTERRUPT "
+		"(fca26f260c52, 3.1) for good; the commit is not named here",
 		"ptrace_seize", 2,
-		{ 3, 4, 0 }, "mainline 3.4", none, "a new request, no stable backport" },
+		{ 3, 4, 0 }, "mainline 3.4: its include/linux/ptrace.h has no PTRACE_SEIZE_DEVEL",
+		none, "a change of a new interface, no stable backport" },
 	[NPG_CH_NO_NEW_PRIVS] = {
 		"259e5e6c75a9", "Add PR_{GET,SET}_NO_NEW_PRIVS to prevent execve from granting privs",
 		"no_new_privs", 1,

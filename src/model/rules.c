@@ -33,7 +33,7 @@ const struct npg_rule_info npg_rule_infos[] = {
 	CRED(ptrace_mm_user_ns, "ptrace asks CAP_SYS_PTRACE over mm->user_ns for a non-dumpable "
 	     "task (bfedb589252c)"),
 	{ "ptrace_seize", NPG_RULE_CRED, offsetof(struct npg_rules, ptrace_seize), true,
-	  "PTRACE_SEIZE: 2 as today, 1 only with PTRACE_SEIZE_DEVEL, 0 none (fca26f260c52)" },
+	  "PTRACE_SEIZE: 2 as today, 1 only with PTRACE_SEIZE_DEVEL, 0 none (3544d72a0e10)" },
 	CRED(userns_setgroups_knob, "/proc/PID/setgroups and unprivileged gid maps "
 	     "(9cc46516ddf4)"),
 	CRED(userns_map_root_setfcap, "mapping uid 0 needs CAP_SETFCAP (db2e718a4798)"),

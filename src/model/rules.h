@@ -88,8 +88,8 @@ struct npg_rules {
 	 * non-dumpable task (bfedb589252c, 4.10; 4.9.1, 4.8.16, 4.4.40,
 	 * 3.16.52); before, over the tracee's cred->user_ns */
 	bool ptrace_mm_user_ns;
-	/* PTRACE_SEIZE and PTRACE_INTERRUPT: 2 from 3.4 (fca26f260c52 and
-	 * the rest), 1 in 3.1-3.3 (only with PTRACE_SEIZE_DEVEL), 0 before */
+	/* PTRACE_SEIZE and PTRACE_INTERRUPT (3544d72a0e10, fca26f260c52):
+	 * 2 from 3.4, 1 in 3.1-3.3 (only with PTRACE_SEIZE_DEVEL), 0 before */
 	int ptrace_seize;
 	/* /proc/PID/setgroups, unprivileged maps by euid (3.19: 9cc46516ddf4,
 	 * 66d2f338ee4c, 80dd00a23784); CAP_SETFCAP to map uid 0 (5.12,

@@ -219,6 +219,78 @@ test_expect "run --release takes Debian's form as conform does: uname -r with un
 	grep -q "5.10.0-32-amd64 hides its point release (taken as 5.10.0): Debian names it in uname -v" "$TMP/stderr" &&
 	grep -q "nprocguard identify. asks the kernel" "$TMP/stderr"
 '
+# The stable branches of 5.14-5.16: one outcome per moved rule
+# (tests/cli/fixtures/stable-branches.npg: alice's count after unshare(),
+# the root caller's flag, the fork under a root-made namespace), and the
+# row of `policies --releases` each rests on
+SB="$TOP/tests/cli/fixtures/stable-branches.npg"
+outcomes() {
+	jq -r '[.scenarios[0].statements[] | select(.statement | test("^check|fork r1"))
+		| .observed | to_entries[0].value.value] | join(" ")' "$TMP/stdout"
+}
+history_row() {	# COMMIT BRANCH FROM EVIDENCE...
+	"$NPG" policies --releases -J >"$TMP/history" &&
+	jq -e --arg c "$1" --arg b "$2" --arg f "$3" --arg e "$4" ".releases[] |
+		select(.commit == \$c and .branch == \$b and .from == \$f and (.evidence | contains(\$e)))" \
+		"$TMP/history" >/dev/null
+}
+test_expect "run --release 5.14.0: linux-5.14 without 2863643fb8b9 (no 5.14.y backport) or 629715adc62b (5.14.15)" '
+	expect_exit 0 "$NPG" run --release 5.14.0 "$SB" &&
+	grep -q "^model linux-5.14 for release 5.14.0: without set_user_capable (2863643fb8b9, mainline 5.15, no 5.14.y backport), without ucounts_max_parent (59ec71575ab4, mainline 5.16, no 5.14.y backport), without commit_creds_userns_dec (629715adc62b, from stable 5.14.15)" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --release 5.14.0 -f json "$SB" && test "$(outcomes)" = "2 set ok" &&
+	history_row 2863643fb8b9 other none "none in 5.14.y: no"
+'
+test_expect "run --release 5.14.21: the commit_creds() fix of 5.14.15, still no capable() in set_user()" '
+	expect_exit 0 "$NPG" run --release 5.14.21 -f json "$SB" && test "$(outcomes)" = "1 set ok" &&
+	expect_exit 0 "$NPG" run --release 5.14.21 "$SB" &&
+	! grep -q commit_creds_userns_dec "$TMP/stdout" &&
+	history_row 629715adc62b 5.14.y 5.14.15 "review 5.14.15-rc1 of 2021-10-25, \"[PATCH 5.14 094/169]"
+'
+test_expect "run --release 5.15.24: linux-5.14, whose set_user() spares a capable root caller" '
+	expect_exit 0 "$NPG" run --release 5.15.24 "$SB" &&
+	grep -q "^model linux-5.14 for release 5.15.24: without coredump_one_group (0258b5fd7c71, mainline 5.16, no 5.15.y backport)$" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --release 5.15.24 -f json "$SB" && test "$(outcomes)" = "1 clear EAGAIN" &&
+	history_row 59ec71575ab4 5.15.y 5.15.12 "review 5.15.12-rc1 of 2021-12-27"
+'
+test_expect "run --release 5.15.25: linux-6, the February 2022 series of stable 5.15.25, not yet 0ac983f51203" '
+	expect_exit 0 "$NPG" run --release 5.15.25 "$SB" &&
+	grep -q "^model linux-6 for release 5.15.25: 5.15.y took linux-6.s RLIMIT_NPROC rules in 5.15.25 (8f2f9c4d82f2, a55d07294f1e, c16bdeb5a39f, c923a8e7edb0, 0cbae9e24fa7), without enforced_nproc_rlimit (0ac983f51203, from stable 5.15.27)" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --release 5.15.25 -f json "$SB" && test "$(outcomes)" = "1 set EAGAIN" &&
+	history_row 8f2f9c4d82f2 5.15.y 5.15.25 "review 5.15.25-rc1 of 2022-02-21, \"[PATCH 5.15 181/196] ucounts: Enforce RLIMIT_NPROC not RLIMIT_NPROC+1\""
+'
+test_expect "run --release 5.15.131: linux-6 with 0ac983f51203 (5.15.27) and 659c0ce1cb9e (5.15.109)" '
+	expect_exit 0 "$NPG" run --release 5.15.131 "$SB" &&
+	grep -q "^model linux-6 for release 5.15.131: 5.15.y took linux-6.s RLIMIT_NPROC rules in 5.15.25 .*, without exec_id_changed (337490f0007f, mainline 6.17, no 5.15.y backport), without coredump_one_group (0258b5fd7c71, mainline 5.16, no 5.15.y backport)$" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --release 5.15.131 -f json "$SB" && test "$(outcomes)" = "1 set ok" &&
+	expect_exit 0 "$NPG" run --release 5.15.131 "$A/03-unchecked-drop.npg" &&
+	grep -Eq "^ +17 session +execve /bin/sh +EAGAIN" "$TMP/stdout" &&
+	history_row 0ac983f51203 5.15.y 5.15.27 "review 5.15.27-rc1 of 2022-03-07"
+'
+test_expect "run --release 5.16.10 is linux-5.14, 5.16.20 linux-6 (stable 5.16.11)" '
+	expect_exit 0 "$NPG" run --release 5.16.10 "$SB" &&
+	grep -q "^model linux-5.14 for release 5.16.10$" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --release 5.16.10 -f json "$SB" && test "$(outcomes)" = "1 clear EAGAIN" &&
+	expect_exit 0 "$NPG" run --release 5.16.20 "$SB" &&
+	grep -q "^model linux-6 for release 5.16.20: 5.16.y took linux-6.s RLIMIT_NPROC rules in 5.16.11" "$TMP/stdout" &&
+	expect_exit 0 "$NPG" run --release 5.16.20 -f json "$SB" && test "$(outcomes)" = "1 set ok" &&
+	history_row c923a8e7edb0 5.16.y 5.16.11 "review 5.16.11-rc1 of 2022-02-21, \"[PATCH 5.16 177/227]"
+'
+test_expect "run --release 5.15.0-91-generic reads the point release from Ubuntu's /proc/version_signature" '
+	expect_exit 0 "$NPG" run --release "5.15.0-91-generic Ubuntu 5.15.0-91.101-generic 5.15.131" "$SB" &&
+	grep -q "^model linux-6 for release 5.15.131: " "$TMP/stdout" && ! test -s "$TMP/stderr" &&
+	expect_exit 0 "$NPG" run --release 5.15.0-91-generic "$SB" &&
+	grep -q "^model linux-5.14 for release 5.15.0: without ucounts_max_parent (59ec71575ab4, from stable 5.15.12)" "$TMP/stdout" &&
+	grep -q "5.15.0-91-generic hides its point release (taken as 5.15.0): Ubuntu names it in /proc/version_signature" "$TMP/stderr"
+'
+test_expect "run --release of an el9 5.14.0 says its backports cannot be known and points to identify" '
+	expect_exit 0 "$NPG" run --release 5.14.0-362.8.1.el9_3.x86_64 "$SB" &&
+	grep -q "^model linux-5.14 for release 5.14.0" "$TMP/stdout" &&
+	grep -q "^nprocguard run: --release: 5.14.0-362.8.1.el9_3.x86_64 is a Red Hat Enterprise Linux (or a rebuild) kernel: its vendor backports fixes that no version number reveals, so the rules of 5.14.0 may not be its own; .nprocguard identify. asks the kernel$" "$TMP/stderr" &&
+	expect_exit 0 "$NPG" run --release 5.14.21-150500.55.39-default "$SB" &&
+	grep -q "is a SUSE Linux Enterprise kernel" "$TMP/stderr" &&
+	expect_exit 0 "$NPG" run --release 5.15.0-200.131.27.el8uek.x86_64 "$SB" &&
+	grep -q "is a Oracle Linux (UEK) kernel" "$TMP/stderr"
+'
 test_expect "run --release picks the era: 6.18 is linux-6, 3.0.8 linux-2.6" '
 	expect_exit 0 "$NPG" run --release 6.18.44 -f json "$TMP/rel.npg" &&
 	grep -q "\"policy\": \"linux-6\"" "$TMP/stdout" &&
