@@ -33,12 +33,12 @@ LIB_SRC   := $(sort $(wildcard src/model/*.c src/model/policy/*.c src/scenario/*
                src/backend/*.c src/backend/real/*.c src/runner/*.c src/report/*.c \
                src/tools/*/*.c src/privdrop/*.c \
                src/system/*.c \
-               src/guest/*.c src/explore/*.c src/compare/*.c src/export/*.c))
+               src/guest/*.c src/explore/*.c src/compare/*.c src/export/*.c src/identify/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/system/taskiter-obj.o $(BUILD)/src/guest/init-blob.o \
-             $(BUILD)/src/export/runtime-blob.o
+             $(BUILD)/src/export/runtime-blob.o $(BUILD)/src/identify/probes-blob.o
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA      := $(BUILD)/libnprocguard.a
@@ -52,7 +52,8 @@ PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)
 HARDEN_SO    := $(BUILD)/libnprocguard-harden.so
 AUDIT_BIN    := $(patsubst tests/audit/%.c,$(BUILD)/tests/audit/%,$(wildcard tests/audit/*.c))
 
-.PHONY: all check test demo install clean fuzz conform deps kernels kselftest seed-kernels floors
+.PHONY: all check test demo install clean fuzz conform deps kernels kselftest seed-kernels floors \
+        identify-probes
 
 all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO) $(AUDIT_BIN)
 
@@ -106,6 +107,17 @@ $(BUILD)/$(KST_DIR)/%.o: $(KST_DIR)/%.c
 $(BUILD)/src/export/runtime-blob.o: src/export/runtime-blob.S $(KST_RUNTIME) $(KST_DIR)/. $(KST_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -DNPG_KST_FILES='$(KST_FILES)' -Wa,-I$(KST_DIR) -c $< -o $@
+
+# identify's probes (scenarios/identify/, made by `make identify-probes`),
+# linked in with their names as the kselftests' runtime is: the directory a
+# prerequisite too, so that a probe removed changes the table
+PROBE_DIR   := scenarios/identify
+PROBES      := $(sort $(wildcard $(PROBE_DIR)/*.npg))
+PROBE_FILES := $(subst " ","$(comma) ",$(patsubst %,"%",$(notdir $(PROBES))))
+
+$(BUILD)/src/identify/probes-blob.o: src/identify/probes-blob.S $(PROBES) $(PROBE_DIR)/.
+	@mkdir -p $(dir $@)
+	$(CC) -DNPG_PROBE_FILES='$(PROBE_FILES)' -Wa,-I$(PROBE_DIR) -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^
@@ -191,6 +203,19 @@ kselftest: $(BIN)
 	$(BIN) export --format kselftest $(if $(KSELFTEST_POLICY),--policy $(KSELFTEST_POLICY)) \
 	  -o $(BUILD)/kselftest scenarios/article/*.npg
 	$(MAKE) --no-print-directory -C $(BUILD)/kselftest
+
+# identify's probes, found from the model itself (nprocguard identify
+# --generate): for every configuration of the history and each neighbour, a
+# smallest scenario that tells them apart -- searched in the seed and
+# regression scenarios, then in IDENTIFY_RANDOM random ones, each shrunk --
+# written to scenarios/identify/ with what each separates (checked by
+# tests/unit/test-identify.c) and UNSEPARATED; then the binary is rebuilt
+# with them linked in.
+IDENTIFY_RANDOM ?= 10000
+identify-probes: $(BIN)
+	$(BIN) identify --generate $(PROBE_DIR) --random $(IDENTIFY_RANDOM) \
+	  $(sort $(wildcard scenarios/article/*.npg scenarios/regression/*.npg))
+	$(MAKE) --no-print-directory all
 
 # Every scenario on the model of this kernel and on the kernel itself (root).
 conform: $(BIN)

@@ -35,6 +35,7 @@ int npg_cmd_audit(int argc, char **argv);
 int npg_cmd_policies(int argc, char **argv);
 int npg_cmd_guest(int argc, char **argv);
 int npg_cmd_compare(int argc, char **argv);
+int npg_cmd_identify(int argc, char **argv);
 
 /* "Try 'nprocguard CMD --help'." and exit 2 */
 noreturn void npg_usage_error(const char *cmd);

@@ -12,7 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/model_option.h"
 #include "report/report.h"
 #include "tools/audit/audit.h"
 
@@ -25,7 +27,21 @@ static const char *const verdict_names[] = {
 static const char *const policy_names[] = {
 	[NPG_AUDIT_ALWAYS] = "always", [NPG_AUDIT_ONCE] = "once",
 	[NPG_AUDIT_LINUX_2_6] = "linux-2.6", [NPG_AUDIT_OW_2006] = "ow-2006",
+	[NPG_AUDIT_MODEL] = "model",
 };
+
+/* "always", ..., or "model linux-6,-coredump_one_group" */
+static const char *policy_name(const struct npg_audit_options *o)
+{
+	static char buf[600];
+	char spec[512];
+
+	if (o->policy != NPG_AUDIT_MODEL)
+		return policy_names[o->policy];
+	npg_config_format(&o->model, spec, sizeof(spec));
+	snprintf(buf, sizeof(buf), "model %s", spec);
+	return buf;
+}
 
 static void usage(void)
 {
@@ -42,6 +58,11 @@ static void usage(void)
 	       "                      changes to a user whose count, read from /proc, is at\n"
 	       "                      the caller's RLIMIT_NPROC); ow-2006: kill with SIGSEGV\n"
 	       "                      there instead\n"
+	       "     --model MODEL    fail every drop the model fails: 'identified' (the\n"
+	       "                      policy and rules nprocguard identify found for this\n"
+	       "                      kernel, probed now if none is kept for this boot), or\n"
+	       "                      POLICY[,+RULE|,-RULE|,RULE=N]...; a kernel from 3.1 on\n"
+	       "                      fails none (set_user() only flags)\n"
 	       " -f, --format FORMAT  text (default) or json\n"
 	       " -t, --timeout SECS   end the run after SECS seconds (default 60)\n"
 	       " -h, --help           display this help\n\n"
@@ -80,7 +101,7 @@ static void print_text(const struct npg_audit_options *o, const struct npg_audit
 	describe_exit(r, exit, sizeof(exit));
 	describe_holding(&r->finding, holding, sizeof(holding));
 	printf("nprocguard audit: %s\n", verdict_names[r->verdict]);
-	printf("  program: %s, policy %s, %s\n", o->argv[0], policy_names[o->policy], exit);
+	printf("  program: %s, policy %s, %s\n", o->argv[0], policy_name(o), exit);
 	printf("  drops: %d attempted, %d failed by the policy%s%s\n", r->drops, r->failed,
 	       r->failed ? ", the first " : "", r->first_failed);
 	if (r->went_on_as_root)
@@ -104,7 +125,9 @@ static void print_json(const struct npg_audit_options *o, const struct npg_audit
 	describe_exit(r, exit, sizeof(exit));
 	printf("{\n  \"verdict\": \"%s\",\n  \"program\": ", verdict_names[r->verdict]);
 	npg_json_string(stdout, o->argv[0]);
-	printf(",\n  \"policy\": \"%s\",\n  \"exit\": ", policy_names[o->policy]);
+	printf(",\n  \"policy\": ");
+	npg_json_string(stdout, policy_name(o));
+	printf(",\n  \"exit\": ");
 	npg_json_string(stdout, exit);
 	printf(",\n  \"first_failed\": ");
 	npg_json_string(stdout, r->first_failed);
@@ -130,17 +153,39 @@ static void print_json(const struct npg_audit_options *o, const struct npg_audit
 	printf("\n}\n");
 }
 
+/* --model: a configuration, or what identify found for this kernel (probed now if none is kept) */
+static int resolve_model(const struct npg_model_choice *m, struct npg_config *out)
+{
+	static struct npg_host host;
+	struct npg_release rel;
+
+	if (npg_host_probe(&host) < 0) {
+		fprintf(stderr, "nprocguard audit: cannot read this process's state from /proc\n");
+		return -1;
+	}
+	if (m->identified && !npg_model_kept(&host) &&
+	    npg_real_claim_window("audit", NPG_DEFAULT_UID_BASE, false) < 0)
+		return -1;
+	if (npg_model_resolve("audit", m, &host, NPG_DEFAULT_UID_BASE, &rel) < 0)
+		return -1;
+	out->policy = rel.policy;
+	out->rules = rel.rules;
+	return 0;
+}
+
 int npg_cmd_audit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "model", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct npg_audit_options o = { .policy = NPG_AUDIT_ALWAYS, .timeout = 60 };
 	struct npg_audit_result r;
+	struct npg_model_choice model = { 0 };
 	enum npg_format fmt = NPG_FORMAT_TEXT;
 	int c;
 	char *end;
@@ -159,6 +204,11 @@ int npg_cmd_audit(int argc, char **argv)
 			o.policy = (enum npg_audit_policy)i;
 			break;
 		}
+		case 'M':
+			if (npg_model_parse("audit", optarg, &model) < 0)
+				npg_usage_error("audit");
+			o.policy = NPG_AUDIT_MODEL;
+			break;
 		case 'f':
 			if (npg_format_parse(optarg, &fmt) < 0 || fmt == NPG_FORMAT_TAP) {
 				fprintf(stderr, "nprocguard audit: unknown format '%s'\n", optarg);
@@ -188,6 +238,8 @@ int npg_cmd_audit(int argc, char **argv)
 			"privileges, and the supervisor to read its memory\n");
 		return NPG_VERDICT_ERROR;
 	}
+	if (model.arg && resolve_model(&model, &o.model) < 0)
+		return NPG_VERDICT_ERROR;
 	o.argv = argv + optind;
 	fflush(stdout);
 	if (npg_audit_run(&o, &r) < 0) {

@@ -14,7 +14,9 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/model_option.h"
 #include "guest/guest.h"
+#include "identify/cache.h"
 #include "report/report.h"
 #include "runner/conform.h"
 #include "runner/random.h"
@@ -33,7 +35,11 @@ static void usage(void)
 	       "per-user count on which they differ.\n\n"
 	       "Options:\n"
 	       " -p, --policy NAME    the model to compare (default: the one for this\n"
-	       "                      kernel's release, see 'nprocguard policies')\n"
+	       "                      kernel's release, see 'nprocguard policies --releases');\n"
+	       "                      its RLIMIT_NPROC rules, the kernel's credential rules\n"
+	       "     --model MODEL    'identified': the policy and rules nprocguard identify\n"
+	       "                      finds by asking this kernel (kept for this boot, else\n"
+	       "                      probed first); or POLICY[,+RULE|,-RULE|,RULE=N]...\n"
 	       " -f, --format FORMAT  text (default) or json\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
 	       "                      (default 3000000000)\n"
@@ -61,7 +67,11 @@ struct conform_opts {
 	enum npg_format fmt;
 	uint32_t uid_base;
 	struct npg_host host;
-	/* the running kernel's point release, when the model was picked from it */
+	/*
+	 * The kernel's release: its point release's rules, the identified ones
+	 * (--model), or -- under --policy -- the credential rules the model
+	 * takes from it (npg_rules_for_policy())
+	 */
 	const struct npg_release *release;
 	bool quiet;
 	bool wait;
@@ -188,6 +198,9 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 
 	npg_model_backend_as_machine(&be[0], o->policy, o->release, &o->host);
 	npg_real_backend_init(&be[1], &o->host, o->uid_base);
+	/* the kernel is read and compared by the rules of the model it is compared with */
+	be[1].policy = o->policy;
+	be[1].release = o->release;
 	/* the model runs under this machine's Yama: so does the real side, whatever the file says */
 	be[1].yama_fixed = true;
 	snprintf(be[0].label, sizeof(be[0].label), "model %s", o->policy->name);
@@ -420,10 +433,37 @@ static void print_reasons(const struct npg_reasons *rs, int max)
 		printf("  %ld statements for %d other reasons\n", rest, rs->n - max);
 }
 
+/*
+ * The model's line: which policy and rules, and for which kernel; then,
+ * when identify found for this boot a configuration other than the one
+ * the kernel's version says and the model was not given, a line that says so
+ */
+static void say_model(const struct conform_opts *o, bool given, bool picked)
+{
+	const struct npg_release *rel = o->release;
+	char line[1200];
+
+	if (rel && rel->policy == o->policy) {
+		npg_release_model(rel, line, sizeof(line));
+		printf("model %s, %s kernel %s%s\n", line, picked ? "picked for" : "for", o->host.release,
+		       picked ? " (override with --policy or --model)" : "");
+	} else if (rel) {
+		printf("model %s (its RLIMIT_NPROC rules) with the credential rules of release "
+		       "%d.%d.%d, for kernel %s\n", o->policy->name, rel->major, rel->minor, rel->patch,
+		       o->host.release);
+	} else {
+		printf("model %s, for kernel %s\n", o->policy->name, o->host.release);
+	}
+	if (!given && npg_identified_differs(o->host.policy ? &o->host.rel : NULL, o->host.release,
+					     line, sizeof(line)))
+		printf("%s: --model identified compares with it\n", line);
+}
+
 int npg_cmd_conform(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
+		{ "model", required_argument, NULL, 'M' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "wait", no_argument, NULL, 'W' },
@@ -436,7 +476,8 @@ int npg_cmd_conform(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct npg_guest_opts guest = { 0 };
-	struct npg_release release;
+	struct npg_release model_rel;
+	struct npg_model_choice model = { 0 };
 	struct conform_opts o = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
 	struct totals tot = { .first_json = true };
 	const char *outdir = ".";
@@ -444,6 +485,7 @@ int npg_cmd_conform(int argc, char **argv)
 	unsigned long count;
 	uint64_t seed = 1;
 	int c, nfiles, bad = 0;
+	bool picked;
 
 	while ((c = getopt_long(argc, argv, "p:f:u:r:s:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -453,6 +495,10 @@ int npg_cmd_conform(int argc, char **argv)
 				fprintf(stderr, "nprocguard conform: unknown policy '%s'\n", optarg);
 				npg_usage_error("conform");
 			}
+			break;
+		case 'M':
+			if (npg_model_parse("conform", optarg, &model) < 0)
+				npg_usage_error("conform");
 			break;
 		case 'f':
 			if (npg_format_parse(optarg, &o.fmt) < 0 || o.fmt == NPG_FORMAT_TAP) {
@@ -509,19 +555,25 @@ int npg_cmd_conform(int argc, char **argv)
 		return NPG_EXIT_NOT_RUN;
 	if (npg_real_claim_window("conform", o.uid_base, o.wait) < 0)
 		return NPG_EXIT_NOT_RUN;
-	if (!o.policy) {
-		o.policy = o.host.policy ? o.host.policy : &npg_policy_linux_6;
-		if (npg_running_release(&release) == 0 && release.policy == o.policy)
-			o.release = &release;	/* a rule may depend on the point release */
-		if (o.fmt == NPG_FORMAT_TEXT && !o.quiet) {
-			char model[300];
-
-			if (o.release)
-				npg_release_model(o.release, model, sizeof(model));
-			printf("model %s, picked for kernel %s (override with --policy)\n",
-			       o.release ? model : o.policy->name, o.host.release);
-		}
+	if (model.arg && o.policy) {
+		fprintf(stderr, "nprocguard conform: --model and --policy both name the model: "
+			"give one\n");
+		npg_usage_error("conform");
 	}
+	picked = !o.policy && !model.arg;
+	/* the kernel's release decides its rules under any model: npg_rules_for_policy() */
+	if (o.host.policy)
+		o.release = &o.host.rel;
+	if (model.arg) {
+		if (npg_model_resolve("conform", &model, &o.host, o.uid_base, &model_rel) < 0)
+			return NPG_EXIT_NOT_RUN;
+		o.policy = model_rel.policy;
+		o.release = &model_rel;
+	}
+	if (!o.policy)
+		o.policy = o.host.policy ? o.host.policy : &npg_policy_linux_6;
+	if (o.fmt == NPG_FORMAT_TEXT && !o.quiet)
+		say_model(&o, model.arg != NULL, picked);
 	if (o.host.no_new_privs && o.fmt == NPG_FORMAT_TEXT && !o.quiet)
 		printf("this process runs with no_new_privs: so do the scenario's tasks, in the "
 		       "model too\n");
@@ -536,10 +588,18 @@ int npg_cmd_conform(int argc, char **argv)
 							 : ", no user namespaces");
 	}
 	if (o.fmt == NPG_FORMAT_JSON) {
+		struct npg_config in_use = { .policy = o.policy };
+		char spec[1024];
+
+		npg_rules_for_policy(o.policy, o.release, &in_use.rules);
+		npg_config_format(&in_use, spec, sizeof(spec));
 		printf("{\n  \"kernel\": ");
 		npg_json_string(stdout, o.host.release);
 		printf(",\n  \"policy\": ");
 		npg_json_string(stdout, o.policy->name);
+		/* the policy and every rule it runs by, as --model takes them */
+		printf(",\n  \"model\": ");
+		npg_json_string(stdout, spec);
 		printf(",\n  \"scenarios\": [");
 	}
 	if (random_n > 0) {

@@ -13,7 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/model_option.h"
+#include "identify/cache.h"
 #include "report/report.h"
 #include "system/procscan.h"
 #include "system/taskiter.h"
@@ -43,6 +46,11 @@ static void usage(void)
 	       "                        status --format prometheus)\n"
 	       "     --textfile PATH    with --format prometheus: write PATH atomically\n"
 	       " -J, --json             same as --format json\n"
+	       "     --model MODEL      decide by 'identified' (the policy and rules nprocguard\n"
+	       "                        identify found for this boot of the kernel; probed\n"
+	       "                        now, as root, if none is kept) or by a configuration,\n"
+	       "                        POLICY[,+RULE|,-RULE|,RULE=N]... (default: what the\n"
+	       "                        kernel's version says)\n"
 	       " -h, --help             display this help\n\n"
 	       "Exit status: 0 the operation would pass, 1 a limit refuses it (or --since-boot\n"
 	       "found refusals), 2 usage or read error.\n");
@@ -100,9 +108,33 @@ static int prometheus(const char *path, const char *root, const char *source)
 	return NPG_EXIT_OK;
 }
 
+/*
+ * --model: of the running kernel only (not a --sysroot tree's); identify
+ * probes it at once when nothing is kept for this boot, as root
+ */
+static int resolve_model(const struct npg_model_choice *m, const char *root, struct npg_host *host,
+			 struct npg_release *rel)
+{
+	if (root[0] && m->identified) {
+		fprintf(stderr, "nprocguard explain: --model identified asks the running kernel: "
+			"not with --sysroot\n");
+		return -1;
+	}
+	if (npg_host_probe(host) < 0) {
+		fprintf(stderr, "nprocguard explain: cannot read this process's state from /proc: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	/* probing needs the uid window; what is kept for this boot does not */
+	if (m->identified && host->root && !npg_model_kept(host) &&
+	    npg_real_claim_window("explain", NPG_DEFAULT_UID_BASE, false) < 0)
+		return -1;
+	return npg_model_resolve("explain", m, host, NPG_DEFAULT_UID_BASE, rel);
+}
+
 int npg_cmd_explain(int argc, char **argv)
 {
-	enum { OPT_OP = 256, OPT_SINCE, OPT_SYSROOT, OPT_SOURCE, OPT_FORMAT, OPT_TEXTFILE };
+	enum { OPT_OP = 256, OPT_SINCE, OPT_SYSROOT, OPT_SOURCE, OPT_FORMAT, OPT_TEXTFILE, OPT_MODEL };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "user", required_argument, NULL, 'u' },
@@ -114,11 +146,15 @@ int npg_cmd_explain(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "json", no_argument, NULL, 'J' },
+		{ "model", required_argument, NULL, OPT_MODEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct npg_explain_facts facts;	/* large: kept off the stack */
 	static struct npg_explain e;
+	static struct npg_host host;
+	struct npg_model_choice model = { 0 };
+	struct npg_release model_rel;
 	const char *user = NULL, *cgroup = NULL, *root = "", *source = "auto", *format = "text";
 	const char *textfile = NULL;
 	bool since = false;
@@ -170,6 +206,10 @@ int npg_cmd_explain(int argc, char **argv)
 			break;
 		case OPT_TEXTFILE: textfile = optarg; break;
 		case 'J': format = "json"; break;
+		case OPT_MODEL:
+			if (npg_model_parse("explain", optarg, &model) < 0)
+				npg_usage_error("explain");
+			break;
 		case 'h': usage(); return NPG_EXIT_OK;
 		default: npg_usage_error("explain");
 		}
@@ -248,7 +288,12 @@ int npg_cmd_explain(int argc, char **argv)
 		fputc('\n', stderr);
 		return NPG_EXIT_USAGE;
 	}
-	npg_explain_decide(&facts, (enum npg_explain_op)op, &e);
+	if (model.arg && resolve_model(&model, root, &host, &model_rel) < 0)
+		return NPG_EXIT_USAGE;
+	npg_explain_decide(&facts, model.arg ? &model_rel : NULL, (enum npg_explain_op)op, &e);
+	/* the version's model, when identify has found another for this boot */
+	if (!model.arg && !root[0] && npg_host_probe(&host) == 0 && host.policy)
+		npg_identified_differs(&host.rel, host.release, e.identified, sizeof(e.identified));
 	if (strcmp(format, "json") == 0)
 		npg_explain_print_json(stdout, &facts, &e);
 	else

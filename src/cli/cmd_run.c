@@ -12,6 +12,7 @@
 #include "backend/real/teardown.h"
 #include "cli/cli.h"
 #include "cli/closeout.h"
+#include "cli/model_option.h"
 #include "report/report.h"
 #include "runner/run.h"
 
@@ -29,6 +30,11 @@ static void usage(void)
 	       "                      picks them for the running kernel; RELEASE is\n"
 	       "                      uname -r (5.10.223), optionally with uname -v:\n"
 	       "                      \"$(uname -rv)\" or \"5.10.0-32-amd64 Debian 5.10.223-1\"\n"
+	       "     --model MODEL    the model of one configuration: 'identified' (what\n"
+	       "                      nprocguard identify found for this kernel, probed now\n"
+	       "                      if it is not kept for this boot) or POLICY[,+RULE|\n"
+	       "                      ,-RULE|,RULE=N]... (nprocguard policies --releases);\n"
+	       "                      with --real, the rules the kernel is compared by\n"
 	       " -R, --real           run on the running kernel instead of the model\n"
 	       "                      (root; expectations of the kernel's own policy)\n"
 	       "     --host           the model takes this machine's capability bounding\n"
@@ -154,6 +160,11 @@ static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 
 	if (opt->real) {
 		npg_real_backend_init(&backends[0], &opt->host, opt->uid_base);
+		/* --model: the rules the kernel is compared by, and whose expectations */
+		if (opt->release) {
+			backends[0].policy = opt->release->policy;
+			backends[0].release = opt->release;
+		}
 		cols[0] = (struct npg_column){ .backend = &backends[0],
 					       .policy_index = npg_expectations_of(sc, backends[0].policy),
 					       .before_stop = opt->then ? run_then : NULL,
@@ -216,12 +227,14 @@ int npg_cmd_run(int argc, char **argv)
 		{ "wait", no_argument, NULL, 'W' },
 		{ "host", no_argument, NULL, 'H' },
 		{ "release", required_argument, NULL, 'L' },
+		{ "model", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_options opt = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
 	struct run_totals tot = { 0 };
-	struct npg_release release;
+	struct npg_release release, model_rel;
+	struct npg_model_choice model = { 0 };
 	struct npg_scenario **sc;
 	int c, nfiles, bad = 0;
 	bool stopped = false;	/* out of memory, or stdout failed */
@@ -253,6 +266,10 @@ int npg_cmd_run(int argc, char **argv)
 				npg_usage_error("run");
 			}
 			opt.release = &release;
+			break;
+		case 'M':
+			if (npg_model_parse("run", optarg, &model) < 0)
+				npg_usage_error("run");
 			break;
 		case 'u':
 			if (npg_parse_uid_base("run", optarg, &opt.uid_base) < 0)
@@ -289,6 +306,11 @@ int npg_cmd_run(int argc, char **argv)
 		if (opt.release->caveat[0])
 			fprintf(stderr, "nprocguard run: --release: %s\n", opt.release->caveat);
 	}
+	if (model.arg && (opt.mask || opt.release)) {
+		fprintf(stderr, "nprocguard run: --model picks the model: not with %s\n",
+			opt.mask ? "--policy" : "--release");
+		npg_usage_error("run");
+	}
 	if (opt.then && !opt.real) {
 		fprintf(stderr, "nprocguard run: --then goes with --real\n");
 		npg_usage_error("run");
@@ -302,6 +324,23 @@ int npg_cmd_run(int argc, char **argv)
 		return NPG_EXIT_NOT_RUN;
 	if (opt.real && npg_real_claim_window("run", opt.uid_base, opt.wait) < 0)
 		return NPG_EXIT_NOT_RUN;
+	if (model.arg) {
+		/* identify may probe this kernel: the real backend's preflight and window */
+		if (!opt.real && model.identified &&
+		    (npg_real_preflight(&opt.host) < 0 ||
+		     npg_real_claim_window("run", opt.uid_base, opt.wait) < 0))
+			return NPG_EXIT_NOT_RUN;
+		if (!opt.real && !model.identified && npg_host_probe(&opt.host) < 0) {
+			fprintf(stderr, "nprocguard run: cannot read this process's state from /proc\n");
+			return NPG_EXIT_USAGE;
+		}
+		if (npg_model_resolve("run", &model, &opt.host, opt.uid_base, &model_rel) < 0)
+			return NPG_EXIT_NOT_RUN;
+		opt.release = &model_rel;
+		for (int i = 0; !opt.real && npg_policies[i]; i++)
+			if (npg_policies[i] == model_rel.policy)
+				opt.mask = 1L << i;
+	}
 	nfiles = argc - optind;
 	if (nfiles == 0) {
 		fprintf(stderr, "nprocguard run: no scenario file given\n");
@@ -326,10 +365,10 @@ int npg_cmd_run(int argc, char **argv)
 		if (opt.fmt == NPG_FORMAT_JSON)
 			npg_report_json_begin(stdout, "run");
 		if (opt.release && opt.fmt == NPG_FORMAT_TEXT) {
-			char model[1200];
+			char line[1200];
 
-			npg_release_model(opt.release, model, sizeof(model));
-			printf("model %s\n", model);
+			npg_release_model(opt.release, line, sizeof(line));
+			printf("model %s\n", line);
 		}
 		for (int i = 0; !stopped && i < nfiles; i++)
 			stopped = run_one(sc[i], &opt, &tot, &rep) < 0;

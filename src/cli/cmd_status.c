@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "identify/cache.h"
+#include "model/release.h"
 #include "system/procscan.h"
 #include "system/taskiter.h"
 #include "system/usernames.h"
@@ -547,6 +550,23 @@ static int write_metrics(const char *source, const char *path)
 	return partial ? NPG_EXIT_PARTIAL : NPG_EXIT_OK;
 }
 
+/*
+ * The kernel's version names its rules; when identify found others for
+ * this boot, one line on stderr says so (the table and JSON stay as they
+ * are: a script reads them)
+ */
+static void say_identified(bool json)
+{
+	struct npg_release rel;
+	struct utsname u;
+	char line[1200];
+
+	if (json || uname(&u) < 0 || npg_running_release(&rel) < 0)
+		return;
+	if (npg_identified_differs(&rel, u.release, line, sizeof(line)))
+		fprintf(stderr, "nprocguard status: %s\n", line);
+}
+
 int npg_cmd_status(int argc, char **argv)
 {
 	enum { OPT_OUTPUT_ALL = 256, OPT_SOURCE, OPT_PIN, OPT_UNPIN, OPT_FORMAT, OPT_TEXTFILE };
@@ -709,6 +729,7 @@ int npg_cmd_status(int argc, char **argv)
 	}
 	if (rc == NPG_EXIT_OK && partial)
 		rc = NPG_EXIT_PARTIAL;
+	say_identified(json);
 	/* a write error on stdout is reported, exit 2, by npg_close_stdout() at exit */
 	free(rows);
 	npg_scan_free(&scan);

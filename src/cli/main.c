@@ -23,6 +23,7 @@ static const struct {
 	{ "export", npg_cmd_export, "write scenarios as kernel selftests (C, TAP) that need no nprocguard" },
 	{ "explore", npg_cmd_explore, "check properties over every interleaving of concurrent scenarios" },
 	{ "policies", npg_cmd_policies, "list the modelled kernel policies" },
+	{ "identify", npg_cmd_identify, "which policy and rules this kernel follows, asked of it" },
 	{ "status", npg_cmd_status, "per-user task counts against RLIMIT_NPROC, flagged tasks" },
 	{ "explain", npg_cmd_explain, "which limit refuses a task's next fork or execve, with the numbers" },
 	{ "guest", npg_cmd_guest, "run a program as root inside a kernel image under QEMU" },

@@ -66,13 +66,13 @@ static bool host_only(const char *a, bool *has_value)
 	return false;
 }
 
-/* "nprocguard conform" and the options meant for the guest, then "--" and the files. */
-static int guest_argv(int argc, char **argv, int optind_, char **out)
+/* "nprocguard CMD" and the options meant for the guest, then "--" and the files. */
+static int guest_argv(const char *cmd, int argc, char **argv, int optind_, char **out)
 {
 	int n = 0;
 
 	out[n++] = "nprocguard";
-	out[n++] = "conform";
+	out[n++] = (char *)cmd;
 	for (int i = 1; i < optind_; i++) {
 		bool has_value;
 
@@ -207,34 +207,40 @@ int npg_guest_self(struct npg_initramfs_spec *spec, char *exe, size_t exelen, ch
 	return 0;
 }
 
-int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind_)
+int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int argc, char **argv,
+			 int optind_)
 {
 	char *gargv[ARGV_MAX], exe[PATH_MAX], cwd[PATH_MAX];
 	struct npg_initramfs_spec spec;
 	struct npg_guest_result res;
-	int ret = NPG_GUEST_NO_RESULT;	/* unless the guest's conform gives its own */
+	int ret = NPG_GUEST_NO_RESULT;	/* unless the guest's command gives its own */
 
-	if (npg_guest_check_image(g->kernel, "conform") < 0)
+	if (npg_guest_check_image(g->kernel, cmd) < 0)
 		return 2;
-	if (npg_guest_self(&spec, exe, sizeof(exe), cwd, sizeof(cwd), "conform") < 0)
+	if (npg_guest_self(&spec, exe, sizeof(exe), cwd, sizeof(cwd), cmd) < 0)
 		return NPG_GUEST_NO_RESULT;
-	spec.argc = guest_argv(argc, argv, optind_, gargv);
+	spec.argc = guest_argv(cmd, argc, argv, optind_, gargv);
 	spec.argv = gargv;
 	spec.files = argv + optind_;
 	spec.nfiles = argc - optind_;
 	if (spec.argc < 0) {
-		fprintf(stderr, "nprocguard conform: more than %d arguments for the guest\n", ARGV_MAX);
+		fprintf(stderr, "nprocguard %s: more than %d arguments for the guest\n", cmd, ARGV_MAX);
 		return 2;
 	}
 	npg_guest_catch_signals();
 	fflush(stdout);
-	if (npg_guest_boot(g, &spec, 1, 2, "conform", &res) == 0) {
+	if (npg_guest_boot(g, &spec, 1, 2, cmd, &res) == 0) {
 		if (res.signal)
-			fprintf(stderr, "nprocguard conform: nprocguard in the guest (%s) was killed by "
-				"signal %d\n", res.release, res.signal);
+			fprintf(stderr, "nprocguard %s: nprocguard in the guest (%s) was killed by "
+				"signal %d\n", cmd, res.release, res.signal);
 		else
 			ret = res.exit_status;
 	}
 	npg_guest_release_signals();
 	return ret;
+}
+
+int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind_)
+{
+	return npg_guest_subcommand(g, "conform", argc, argv, optind_);
 }

@@ -182,5 +182,8 @@ int npg_guest_check_image(const char *image, const char *cmd);
  */
 #define NPG_GUEST_NO_RESULT 3	/* conform's NPG_EXIT_NOT_RUN */
 int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind);
+/* The same for subcommand @cmd (conform, identify) */
+int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int argc, char **argv,
+			 int optind);
 
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "model/config.h"
 #include "model/policy.h"
 #include "model/release.h"
 
@@ -353,4 +354,25 @@ void npg_rules_for_policy(const struct npg_policy *p, const struct npg_release *
 	for (int i = 0; i < npg_nrules; i++)
 		if (npg_rule_infos[i].family == NPG_RULE_NPROC)
 			npg_rule_set(out, &npg_rule_infos[i], npg_rule_get(&own, &npg_rule_infos[i]));
+}
+
+void npg_release_of_config(struct npg_release *out, const struct npg_config *c,
+			   const struct npg_release *r, const char *why)
+{
+	struct npg_rules own;
+
+	memset(out, 0, sizeof(*out));
+	if (r) {
+		out->major = r->major, out->minor = r->minor, out->patch = r->patch;
+		out->cap_last_cap = r->cap_last_cap;
+	} else {
+		out->major = npg_policy_linux_6.release.major;
+		out->minor = npg_policy_linux_6.release.minor;
+		out->cap_last_cap = 40;
+	}
+	out->policy = npg_config_policy_name(c);
+	out->rules = c->rules;
+	snprintf(out->why, sizeof(out->why), "%s", why);
+	npg_policy_rules(out->policy, &own);
+	npg_rules_describe_diff(&out->rules, &own, NULL, out->why, sizeof(out->why));
 }

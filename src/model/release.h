@@ -68,6 +68,16 @@ void npg_release_model(const struct npg_release *r, char *buf, size_t len);
 /* @r's version as a struct npg_version */
 struct npg_version npg_release_version(const struct npg_release *r);
 
+struct npg_config;
+/*
+ * @out stands for configuration @c on a kernel of release @r (NULL: the
+ * newest): @c's policy (linux-6 or linux-5.14 by its rules, as a release
+ * is named) and rules, @r's version and CAP_LAST_CAP; @why says where it
+ * comes from ("identified", "--model").
+ */
+void npg_release_of_config(struct npg_release *out, const struct npg_config *c,
+			   const struct npg_release *r, const char *why);
+
 /*
  * The rules a world of policy @p runs by on a kernel of release @r (NULL:
  * none, @p's own): @r's own when @p is its policy; otherwise @p's

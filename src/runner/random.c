@@ -67,7 +67,7 @@ static const char *const users[] = { "root", "u1", "u2", "u3" };
  */
 static const char *const numeric_uids[] = { "2001", "2002" };
 static const char *const caps[] = { "setuid", "setgid", "sys_admin", "sys_resource", "setpcap",
-				    "kill" };
+				    "kill", "setfcap", "sys_ptrace", "net_raw" };
 
 static const char *const secbits[] = { "noroot", "noroot-locked", "no-setuid-fixup",
 				       "no-setuid-fixup-locked", "keep-caps", "keep-caps-locked",
@@ -76,6 +76,12 @@ static const char *const secbits[] = { "noroot", "noroot-locked", "no-setuid-fix
 static const char *const files[] = { "/nonexistent", "/usr/bin/passwd", "/usr/bin/su1",
 				     "/usr/bin/newgrp", "/usr/bin/ping", "/media/usb/passwd",
 				     "/opt/ctr/ping" };
+
+/* one of the first six capabilities, or of all nine with NPG_RANDOM_WIDE */
+static const char *any_cap(struct gen *g)
+{
+	return caps[pick(&g->rng, g->flags & NPG_RANDOM_WIDE ? 9 : 6)];
+}
 
 /* users[from..3] by name, or now and then a uid no line names */
 static const char *user(struct gen *g, int from)
@@ -359,7 +365,7 @@ static void step(struct gen *g)
 		break;
 	case 16:
 		out(g, "%s: capset %s %s\n", who, (const char *[]){ "drop", "keep", "raise", "lower" }[pick(&g->rng, 4)],
-		    caps[pick(&g->rng, 6)]);
+		    any_cap(g));
 		break;
 	case 19:	/* prctl(PR_SET_SECUREBITS): any of the eight bits */
 		b = pick(&g->rng, 256);
@@ -376,9 +382,9 @@ static void step(struct gen *g)
 	case 20:	/* PR_CAP_AMBIENT, and capset of the inheritable set it needs */
 		switch (pick(&g->rng, 4)) {
 		case 0: out(g, "%s: ambient clear\n", who); break;
-		case 1: out(g, "%s: ambient lower %s\n", who, caps[pick(&g->rng, 6)]); break;
-		case 2: out(g, "%s: capset inheritable %s\n", who, caps[pick(&g->rng, 6)]); break;
-		default: out(g, "%s: ambient raise %s\n", who, caps[pick(&g->rng, 6)]); break;
+		case 1: out(g, "%s: ambient lower %s\n", who, any_cap(g)); break;
+		case 2: out(g, "%s: capset inheritable %s\n", who, any_cap(g)); break;
+		default: out(g, "%s: ambient raise %s\n", who, any_cap(g)); break;
 		}
 		break;
 	default:
@@ -423,12 +429,12 @@ int npg_random_scenario(uint64_t seed, int n, unsigned flags, char *buf, size_t 
 	out(&g, "file /usr/bin/passwd setuid root\n");
 	out(&g, "file /usr/bin/su1 setuid %s setgid u2\n", user(&g, 1));
 	out(&g, "file /usr/bin/newgrp setgid root\n");
-	out(&g, "file /usr/bin/ping caps %s,kill inheritable setpcap%s\n", caps[pick(&g.rng, 6)],
+	out(&g, "file /usr/bin/ping caps %s,kill inheritable setpcap%s\n", any_cap(&g),
 	    pick(&g.rng, 2) ? " effective" : "");
 	/* the same set-uid-root program on a nosuid mount, sometimes with file capabilities */
 	out(&g, "file /media/usb/passwd setuid root%s nosuid\n", pick(&g.rng, 3) ? "" : " caps kill effective");
 	/* capabilities written inside a namespace whose root is u1 or root (v3) */
-	out(&g, "file /opt/ctr/ping caps %s effective rootid %s\n", caps[pick(&g.rng, 6)],
+	out(&g, "file /opt/ctr/ping caps %s effective rootid %s\n", any_cap(&g),
 	    pick(&g.rng, 3) ? "u1" : user(&g, 2));
 	out(&g, "task %s uid root", g.t[add_task(&g, "d", false, 0, -1)].name);
 	if (pick(&g.rng, 2))

@@ -20,6 +20,9 @@ int npg_random_scenario(uint64_t seed, int n, unsigned flags, char *buf, size_t 
 /* for a kernel with the namespaces of 2.6.39-3.4 (3.0-3.7): mostly clone()
  * without maps, which is all it has; the rest rarely, for their refusals */
 #define NPG_RANDOM_USERNS_2_6_39 2u
+/* capabilities beyond conform's six (CAP_SETFCAP, CAP_SYS_PTRACE,
+ * CAP_NET_RAW), which some rules turn on: identify's search for probes */
+#define NPG_RANDOM_WIDE 4u
 
 /*
  * Delta-debug @text line by line: remove lines while @still_fails says the

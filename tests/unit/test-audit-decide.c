@@ -166,7 +166,7 @@ static int check_sequence(enum npg_audit_policy p, int state, long procs, const 
 			break;
 		}
 		caller_of(&b, &call, &c);
-		if (npg_audit_decide(p, failed, &c, &call, &d) < 0) {
+		if (npg_audit_decide(p, NULL, failed, &c, &call, &d) < 0) {
 			mismatch(audit_names[p], states[state], procs, steps, "decide failed");
 			break;
 		}
@@ -267,7 +267,7 @@ static void test_perl_drop(void)
 		struct npg_audit_decision d;
 
 		npg_audit_call_of(steps[i].syscall, steps[i].args, false, &call);
-		npg_audit_decide(NPG_AUDIT_LINUX_2_6, 0, &c, &call, &d);
+		npg_audit_decide(NPG_AUDIT_LINUX_2_6, NULL, 0, &c, &call, &d);
 		tap_is(d.action, steps[i].want, "linux-2.6: %s by uids %u %u %u, www at 3 of 3: %s",
 		       i ? "setreuid(www, -1)" : "seteuid(www)", steps[i].ruid, steps[i].euid,
 		       steps[i].suid, i ? "set_user() fails it" : "no real-uid change: allowed");

@@ -10,11 +10,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/config.h"
+
 enum npg_audit_policy {
 	NPG_AUDIT_ALWAYS,	/* fail every drop step */
 	NPG_AUDIT_ONCE,		/* fail the first drop step only */
 	NPG_AUDIT_LINUX_2_6,	/* fail as set_user() of 2.6.0-3.0 would: N >= L */
 	NPG_AUDIT_OW_2006,	/* kill with SIGSEGV where linux-2.6 would fail */
+	NPG_AUDIT_MODEL,	/* fail where the model of a configuration does (--model) */
 };
 
 enum npg_verdict {
@@ -54,6 +57,7 @@ struct npg_audit_result {
 
 struct npg_audit_options {
 	enum npg_audit_policy policy;
+	struct npg_config model;	/* NPG_AUDIT_MODEL: its policy and rules */
 	char *const *argv;
 	double timeout;			/* seconds for the whole run */
 };

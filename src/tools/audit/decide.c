@@ -79,7 +79,7 @@ int npg_audit_count_uids(const struct npg_audit_caller *c, const struct npg_audi
 
 bool npg_audit_policy_reads_counts(enum npg_audit_policy p)
 {
-	return p == NPG_AUDIT_LINUX_2_6 || p == NPG_AUDIT_OW_2006;
+	return p == NPG_AUDIT_LINUX_2_6 || p == NPG_AUDIT_OW_2006 || p == NPG_AUDIT_MODEL;
 }
 
 /* The caller as the only task of a model world, its users' counts as /proc gave them */
@@ -184,7 +184,7 @@ static void refuse(struct npg_audit_decision *out, const struct npg_audit_caller
 	}
 }
 
-int npg_audit_decide(enum npg_audit_policy p, int failed_before,
+int npg_audit_decide(enum npg_audit_policy p, const struct npg_config *model, int failed_before,
 		     const struct npg_audit_caller *c, const struct npg_audit_call *call,
 		     struct npg_audit_decision *out)
 {
@@ -207,11 +207,15 @@ int npg_audit_decide(enum npg_audit_policy p, int failed_before,
 		return 0;
 	case NPG_AUDIT_LINUX_2_6:
 	case NPG_AUDIT_OW_2006:
+	case NPG_AUDIT_MODEL:
 		break;
 	}
 	/* the era's own answer: its set_user() hook, on the caller's counts and limit */
-	if (world_of(&w, p == NPG_AUDIT_OW_2006 ? &npg_policy_ow_2006 : &npg_policy_linux_2_6, c) < 0)
+	if (world_of(&w, p == NPG_AUDIT_MODEL ? model->policy : p == NPG_AUDIT_OW_2006 ?
+		     &npg_policy_ow_2006 : &npg_policy_linux_2_6, c) < 0)
 		return -1;
+	if (p == NPG_AUDIT_MODEL)
+		w.rules = model->rules;
 	r = apply(&w, call);
 	npg_world_free(&w);
 	if (r.kind == NPG_R_KILLED)

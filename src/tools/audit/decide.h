@@ -74,11 +74,11 @@ int npg_audit_count_uids(const struct npg_audit_caller *c, const struct npg_audi
 bool npg_audit_policy_reads_counts(enum npg_audit_policy p);
 
 /*
- * Decide @call by @c under audit policy @p. @failed_before: how many drops
+ * Decide @call by @c under audit policy @p (NPG_AUDIT_MODEL: by @model). @failed_before: how many drops
  * the policy has already failed in this run (the "once" policy). Returns 0,
  * or -1 when the model could not be set up (out of memory).
  */
-int npg_audit_decide(enum npg_audit_policy p, int failed_before,
+int npg_audit_decide(enum npg_audit_policy p, const struct npg_config *model, int failed_before,
 		     const struct npg_audit_caller *c, const struct npg_audit_call *call,
 		     struct npg_audit_decision *out);
 

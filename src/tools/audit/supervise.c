@@ -345,7 +345,7 @@ static void handle_setid(struct supervisor *s, const struct seccomp_notif *req, 
 
 		/* a thread that is gone, or a model that cannot be built: the kernel decides */
 		if (describe_caller(s, tgid, (pid_t)req->pid, call, &c) < 0 ||
-		    npg_audit_decide(s->o->policy, s->r->failed, &c, call, &d) < 0 ||
+		    npg_audit_decide(s->o->policy, &s->o->model, s->r->failed, &c, call, &d) < 0 ||
 		    d.action == NPG_AUDIT_PASS)
 			return;
 		s->r->drops++;

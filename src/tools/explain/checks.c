@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/config.h"
 #include "model/model.h"
 #include "model/policy.h"
 #include "model/release.h"
@@ -76,7 +77,7 @@ static long user_count(const struct npg_explain_facts *f)
  * policy of this kernel decides; the task's capabilities count only in
  * the initial user namespace (capable() asks init_user_ns).
  */
-static void model_world_at(const struct npg_explain_facts *f, const struct npg_policy *p,
+static void model_world_at(const struct npg_explain_facts *f, const struct npg_config *m,
 			   long count, uint64_t soft, struct npg_world *w)
 {
 	struct npg_cred cred;
@@ -85,17 +86,32 @@ static void model_world_at(const struct npg_explain_facts *f, const struct npg_p
 	cred.uid = (struct npg_ids){ f->ruid, f->euid, f->euid, f->euid };
 	cred.cap_effective = f->init_userns ? f->cap_eff : 0;
 	cred.cap_permitted = cred.cap_effective;
-	npg_world_init(w, p, 1);
+	npg_world_init(w, m->policy, 1);
+	w->rules = m->rules;
 	npg_task_spawn(w, 0, &cred, soft, soft > f->nproc_hard ? soft : f->nproc_hard);
 	/* npg_task_spawn() charged the task itself: add the rest of the count */
 	npg_count_add(w, w->tasks[0].cred.charged_to, count - 1);
 	w->tasks[0].nproc_exceeded = f->flagged;
 }
 
-static void model_world(const struct npg_explain_facts *f, const struct npg_policy *p,
+static void model_world(const struct npg_explain_facts *f, const struct npg_config *m,
 			struct npg_world *w)
 {
-	model_world_at(f, p, user_count(f), f->nproc_soft, w);
+	model_world_at(f, m, user_count(f), f->nproc_soft, w);
+}
+
+/*
+ * How copy_process() compares a count N with the limit L: N >= L before
+ * 5.14; N > L in 5.14-5.16 as released (the test before copy_creds());
+ * N + 1 > L since 8f2f9c4d82f2 (rule fork_counts_child)
+ */
+enum nproc_form { AT_LEAST, OVER, CHILD_FIRST };
+
+static enum nproc_form form_of(const struct npg_config *m)
+{
+	if (!m->policy->ucounts)
+		return AT_LEAST;
+	return m->rules.fork_counts_child ? CHILD_FIRST : OVER;
 }
 
 /* Who copy_process() lets past the limit, in the words of the source */
@@ -116,10 +132,11 @@ static const char *exemption(const struct npg_explain_facts *f)
  * exemption only once the count is over, but the answer holds whatever
  * the count: said either way, as status says it.
  */
-static void rlimit_verdict(char *buf, size_t len, long n, bool child_first, uint64_t soft,
+static void rlimit_verdict(char *buf, size_t len, long n, enum nproc_form form, uint64_t soft,
 			   bool refuses, bool over, const char *ex, const char *what)
 {
-	const char *plus = child_first ? " + 1" : "";
+	const char *plus = form == CHILD_FIRST ? " + 1" : "";
+	const char *is_over = form == AT_LEAST ? ">=" : ">", *is_under = form == AT_LEAST ? "<" : "<=";
 	char lim[32];
 
 	limit_text(soft, lim, sizeof(lim));
@@ -127,16 +144,23 @@ static void rlimit_verdict(char *buf, size_t len, long n, bool child_first, uint
 		snprintf(buf, len, "RLIMIT_NPROC unlimited: ok%s%s", ex ? ", and whatever the limit: " : "",
 			 ex ? ex : "");
 	else if (refuses)
-		snprintf(buf, len, "%ld%s %s %s: %s fails with EAGAIN", n, plus, child_first ? ">" : ">=",
-			 lim, what);
+		snprintf(buf, len, "%ld%s %s %s: %s fails with EAGAIN", n, plus, is_over, lim, what);
 	else if (over && ex)
-		snprintf(buf, len, "%ld%s %s %s, but %s: ok", n, plus, child_first ? ">" : ">=", lim, ex);
+		snprintf(buf, len, "%ld%s %s %s, but %s: ok", n, plus, is_over, lim, ex);
 	else if (ex)
-		snprintf(buf, len, "%ld%s %s %s: ok, and whatever the count: %s", n, plus,
-			 child_first ? "<=" : "<", lim, ex);
+		snprintf(buf, len, "%ld%s %s %s: ok, and whatever the count: %s", n, plus, is_under, lim,
+			 ex);
 	else
-		snprintf(buf, len, "%ld%s %s %s: ok (%lld left)", n, plus, child_first ? "<=" : "<", lim,
-			 (long long)soft - n);
+		snprintf(buf, len, "%ld%s %s %s: ok (%lld left)", n, plus, is_under, lim,
+			 (long long)soft - n + (form == OVER));
+}
+
+/* Is @n over @soft in @form? */
+static bool nproc_over(enum nproc_form form, long n, uint64_t soft)
+{
+	return soft != UINT64_MAX && (form == CHILD_FIRST ? npg_count_over(n + 1, soft) :
+				      form == OVER ? npg_count_over(n, soft) :
+				      npg_count_at_least(n, soft));
 }
 
 static void user_subject(const struct npg_explain_facts *f, struct npg_explain_check *c)
@@ -155,31 +179,31 @@ static void user_subject(const struct npg_explain_facts *f, struct npg_explain_c
 }
 
 /* 1. RLIMIT_NPROC, as the policy of this kernel decides */
-static void check_rlimit(const struct npg_explain_facts *f, const struct npg_policy *p,
+static void check_rlimit(const struct npg_explain_facts *f, const struct npg_config *m,
 			 enum npg_explain_op op, struct npg_explain *e)
 {
-	/* 5.14+ charge the child first and compare with '>' (8f2f9c4d82f2); before, N >= L */
-	bool child_first = strcmp(p->name, "linux-6") == 0 || strcmp(p->name, "linux-5.14") == 0;
-	struct npg_explain_check *c = add(e, "rlimit_nproc", child_first
-		? "copy_process(): is_rlimit_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC) (5.14+)"
+	enum nproc_form form = form_of(m);
+	struct npg_explain_check *c = add(e, "rlimit_nproc", form == CHILD_FIRST
+		? "copy_process(): is_rlimit_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC) after "
+		  "copy_creds() (8f2f9c4d82f2)"
+		: form == OVER
+		? "copy_process(): is_ucounts_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC) before "
+		  "copy_creds() (5.14-5.16 before 8f2f9c4d82f2)"
 		: "copy_process(): atomic_read(&p->real_cred->user->processes) >= rlimit(RLIMIT_NPROC)");
 	struct npg_world w;
 	long n = user_count(f);
 	const char *what = op == NPG_EXPLAIN_THREAD ? "clone(CLONE_THREAD)" : "fork";
 	const char *ex = exemption(f);
-	bool over;
 
 	user_subject(f, c);
 	c->exempt = ex;
 	c->used = n;
 	c->limit = f->nproc_soft == UINT64_MAX ? -1 : (long)f->nproc_soft;
-	over = f->nproc_soft != UINT64_MAX &&
-	       (child_first ? npg_count_over(n + 1, f->nproc_soft) : npg_count_at_least(n, f->nproc_soft));
-	model_world(f, p, &w);
-	c->refuses = p->copy_process(&w, &w.tasks[0], &w.tasks[0].cred) == -EAGAIN;
+	model_world(f, m, &w);
+	c->refuses = m->policy->copy_process(&w, &w.tasks[0], &w.tasks[0].cred) == -EAGAIN;
 	npg_world_free(&w);
-	rlimit_verdict(c->verdict, sizeof(c->verdict), n, child_first, f->nproc_soft, c->refuses,
-		       over, ex, what);
+	rlimit_verdict(c->verdict, sizeof(c->verdict), n, form, f->nproc_soft, c->refuses,
+		       nproc_over(form, n, f->nproc_soft), ex, what);
 }
 
 /*
@@ -193,9 +217,10 @@ static void check_rlimit(const struct npg_explain_facts *f, const struct npg_pol
  * level is asked of the policy; a level whose limit /proc cannot show is
  * reported with its count and not decided.
  */
-static void check_rlimit_userns(const struct npg_explain_facts *f, const struct npg_policy *p,
+static void check_rlimit_userns(const struct npg_explain_facts *f, const struct npg_config *m,
 				enum npg_explain_op op, struct npg_explain *e)
 {
+	enum nproc_form form = form_of(m);
 	const char *what = op == NPG_EXPLAIN_THREAD ? "clone(CLONE_THREAD)" : "fork";
 	const char *ex = exemption(f);
 
@@ -240,19 +265,20 @@ static void check_rlimit_userns(const struct npg_explain_facts *f, const struct 
 			continue;
 		}
 		if (f->nproc_soft == UINT64_MAX) {
-			rlimit_verdict(c->verdict, sizeof(c->verdict), l->count, true, f->nproc_soft,
+			rlimit_verdict(c->verdict, sizeof(c->verdict), l->count, form, f->nproc_soft,
 				       false, false, ex, what);
 			continue;
 		}
 		{
 			struct npg_world w;
 
-			model_world_at(f, p, l->count, f->nproc_soft, &w);
-			c->refuses = p->copy_process(&w, &w.tasks[0], &w.tasks[0].cred) == -EAGAIN;
+			model_world_at(f, m, l->count, f->nproc_soft, &w);
+			c->refuses = m->policy->copy_process(&w, &w.tasks[0], &w.tasks[0].cred) ==
+				     -EAGAIN;
 			npg_world_free(&w);
 		}
-		over = npg_count_over(l->count + 1, f->nproc_soft);
-		rlimit_verdict(c->verdict, sizeof(c->verdict), l->count, true, f->nproc_soft, c->refuses,
+		over = nproc_over(form, l->count, f->nproc_soft);
+		rlimit_verdict(c->verdict, sizeof(c->verdict), l->count, form, f->nproc_soft, c->refuses,
 			       over, ex, what);
 	}
 }
@@ -382,9 +408,10 @@ static void check_cgroups(const struct npg_explain_facts *f, struct npg_explain 
 }
 
 /* execve(): the flag, and the re-check of the limit */
-static void check_execve(const struct npg_explain_facts *f, const struct npg_policy *p,
+static void check_execve(const struct npg_explain_facts *f, const struct npg_config *m,
 			 struct npg_explain *e)
 {
+	const struct npg_policy *p = m->policy;
 	struct npg_explain_check *c = add(e, "nproc_exceeded",
 		"do_execveat_common(): PF_NPROC_EXCEEDED && is_rlimit_overlimit() (3.1+)");
 	struct npg_world w;
@@ -408,7 +435,7 @@ static void check_execve(const struct npg_explain_facts *f, const struct npg_pol
 			 p->name);
 		return;
 	}
-	model_world_at(f, p, n, f->nproc_soft, &w);
+	model_world_at(f, m, n, f->nproc_soft, &w);
 	c->refuses = p->execve(&w, &w.tasks[0]) == -EAGAIN;
 	npg_world_free(&w);
 	if (c->refuses)
@@ -422,34 +449,36 @@ static void check_execve(const struct npg_explain_facts *f, const struct npg_pol
 			 "re-check the limit: ok");
 }
 
-void npg_explain_decide(const struct npg_explain_facts *f, enum npg_explain_op op,
-			struct npg_explain *e)
+void npg_explain_decide(const struct npg_explain_facts *f, const struct npg_release *model,
+			enum npg_explain_op op, struct npg_explain *e)
 {
 	struct npg_release rel;
-	const struct npg_policy *p = NULL;
+	struct npg_config m;
 	bool pids_controller = true;
 
 	memset(e, 0, sizeof(*e));
 	e->op = op;
 	e->first_refusal = -1;
-	if (npg_release_parse(&rel, f->release, f->version[0] ? f->version : NULL) == 0) {
-		p = rel.policy;
-		pids_controller = rel.major > 4 || (rel.major == 4 && rel.minor >= 3);
+	if (!model && npg_release_parse(&rel, f->release, f->version[0] ? f->version : NULL) == 0)
+		model = &rel;
+	if (model) {
+		m.policy = model->policy;
+		npg_rules_for_policy(model->policy, model, &m.rules);
+		pids_controller = model->major > 4 || (model->major == 4 && model->minor >= 3);
+	} else {
+		npg_config_of_policy(&m, &npg_policy_linux_6);
 	}
-	if (!p)
-		p = npg_policy_find("linux-6");
-	e->policy = p->name;
+	e->policy = m.policy->name;
+	npg_config_format(&m, e->model, sizeof(e->model));
 	if (op == NPG_EXPLAIN_EXECVE) {
 		if (f->have_task)
-			check_execve(f, p, e);
+			check_execve(f, &m, e);
 	} else {
 		/* 5.14+ count per user namespace level; before, per user_struct only */
-		bool child_first = strcmp(p->name, "linux-6") == 0 || strcmp(p->name, "linux-5.14") == 0;
-
-		if (f->have_task && f->nuserns > 1 && child_first)
-			check_rlimit_userns(f, p, op, e);
+		if (f->have_task && f->nuserns > 1 && m.policy->ucounts)
+			check_rlimit_userns(f, &m, op, e);
 		else if (f->have_task)
-			check_rlimit(f, p, op, e);
+			check_rlimit(f, &m, op, e);
 		check_threads(f, e);
 		check_pids(f, e);
 		if (pids_controller)

@@ -126,14 +126,22 @@ struct npg_explain_check {
 struct npg_explain {
 	enum npg_explain_op op;
 	const char *policy;		/* the model's policy for this kernel */
+	char model[512];		/* its policy and rules (npg_config_format()) */
+	/* "identify found ... where its version says ...", or "" (set by the caller) */
+	char identified[1200];
 	int nchecks;
 	struct npg_explain_check checks[NPG_EXPLAIN_MAX_CHECKS];
 	int first_refusal;		/* index into checks, -1: the operation would pass */
 };
 
-/* Walk the checks in the running kernel's order for @op. */
-void npg_explain_decide(const struct npg_explain_facts *f, enum npg_explain_op op,
-			struct npg_explain *e);
+struct npg_release;
+/*
+ * Walk the checks in the running kernel's order for @op, by the rules of
+ * @model (explain --model), or when NULL of the kernel's release as its
+ * version says.
+ */
+void npg_explain_decide(const struct npg_explain_facts *f, const struct npg_release *model,
+			enum npg_explain_op op, struct npg_explain *e);
 
 /* "fork", "thread", "execve" <-> op; -1 if unknown */
 int npg_explain_op_parse(const char *s);

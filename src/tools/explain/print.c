@@ -59,6 +59,8 @@ void npg_explain_print_text(FILE *out, const struct npg_explain_facts *f, const 
 		fputc('\n', out);
 	}
 	facts_notes(out, f);
+	if (e->identified[0])
+		fprintf(out, "%s: --model identified decides by it\n", e->identified);
 	if (e->first_refusal >= 0)
 		fprintf(out, "answer: %s fails with EAGAIN: %s (kernel %s, policy %s)\n",
 			npg_explain_op_name(e->op), e->checks[e->first_refusal].kernel, f->release,
@@ -103,6 +105,8 @@ void npg_explain_print_json(FILE *out, const struct npg_explain_facts *f, const 
 	json_str(out, "op", npg_explain_op_name(e->op), true);
 	json_str(out, "kernel", f->release, true);
 	json_str(out, "policy", e->policy, true);
+	json_str(out, "model", e->model, true);
+	json_str(out, "identified_differs", e->identified[0] ? e->identified : NULL, true);
 	json_str(out, "refused_by", e->first_refusal >= 0 ? e->checks[e->first_refusal].id : NULL,
 		 true);
 	fputs("\"task\": ", out);
@@ -172,7 +176,7 @@ int npg_explain_cause(pid_t pid, enum npg_explain_op op, char *buf, size_t len)
 
 	if (npg_explain_gather(&f, &src, pid, why, sizeof(why)) < 0)
 		return -1;
-	npg_explain_decide(&f, op, &e);
+	npg_explain_decide(&f, NULL, op, &e);
 	if (e.first_refusal < 0)
 		return 0;
 	c = &e.checks[e.first_refusal];
