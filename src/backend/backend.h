@@ -63,6 +63,14 @@ struct npg_backend {
 	/* model: fs.suid_dumpable (0, the kernel's default, unless run --host
 	 * or conform take the running machine's) */
 	int suid_dumpable;
+	/*
+	 * real, in a kernel booted for the run: root's tasks outside the
+	 * scenario as the kernel counts them, when the guest's own (its
+	 * threads, /init, this controller) are more than the file declares --
+	 * the run keeps them, and the model starts from them
+	 * (npg_model_backend_root_procs()); 0 when the run keeps the file's
+	 */
+	long root_raised;
 	void *priv;
 };
 
@@ -80,6 +88,13 @@ struct npg_host;
  */
 void npg_model_backend_as_machine(struct npg_backend *b, const struct npg_policy *policy,
 				  const struct npg_release *release, const struct npg_host *host);
+/*
+ * A model started (not yet stepped) whose root has @procs processes
+ * outside the scenario instead of the file's: the count a guest keeps
+ * when its own are more (struct npg_backend.root_raised)
+ */
+void npg_model_backend_root_procs(struct npg_backend *b, const struct npg_scenario *sc,
+				  long procs);
 
 /* What the running kernel and this process can do, for the real backend. */
 struct npg_host {

@@ -243,3 +243,15 @@ void npg_model_backend_as_machine(struct npg_backend *b, const struct npg_policy
 	b->yama_scope = host->yama_scope;
 	b->suid_dumpable = host->suid_dumpable;
 }
+
+void npg_model_backend_root_procs(struct npg_backend *b, const struct npg_scenario *sc,
+				  long procs)
+{
+	struct model_priv *m = b->priv;
+	long declared = 0;
+
+	for (int i = 0; i < sc->nnames; i++)
+		if (!sc->names[i].group && sc->names[i].id == 0)
+			declared = sc->names[i].procs;
+	npg_count_add(&m->world, 0, procs - declared);
+}

@@ -149,6 +149,8 @@ struct conform_sink {
 	bool shrinking;		/* start failures are not told */
 	struct npg_reasons *reasons;	/* NULL: not tallied (shrinking) */
 	int scenario;
+	/* a guest kept more root tasks than the file declares: how many (0: none) */
+	long root_raised, root_declared;
 };
 
 static int conform_begin(void *arg, const struct npg_run *run)
@@ -156,6 +158,22 @@ static int conform_begin(void *arg, const struct npg_run *run)
 	struct conform_sink *cs = arg;
 
 	cs->both_started = run->cols[0].started && run->cols[1].started;
+	cs->root_raised = 0;
+	/*
+	 * A guest whose own root tasks are more than the file declares: the
+	 * model starts from the guest's count, as run --host takes the
+	 * machine's bounding set -- still the model against the kernel -- and
+	 * the file's expectations, written for its own count, do not apply
+	 */
+	if (cs->both_started && run->cols[1].backend->root_raised > 0) {
+		cs->root_raised = run->cols[1].backend->root_raised;
+		cs->root_declared = 0;
+		for (int i = 0; i < run->sc->nnames; i++)
+			if (!run->sc->names[i].group && run->sc->names[i].id == 0)
+				cs->root_declared = run->sc->names[i].procs;
+		npg_model_backend_root_procs(run->cols[0].backend, run->sc, cs->root_raised);
+		run->cols[0].policy_index = run->cols[1].policy_index = -1;
+	}
 	if (cs->both_started && cs->json) {
 		npg_progress_clear(&progress);
 		printf("%s\n    {\"file\": ", cs->first_file ? "" : ",");
@@ -259,13 +277,21 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 	}
 	if (cs.json) {
 		printf("],\n     \"statements\": %d, \"agree\": %d, \"differ\": %d, "
-		       "\"unreproducible\": %d}", st->statements, st->agree, st->differ,
+		       "\"unreproducible\": %d", st->statements, st->agree, st->differ,
 		       st->unreproducible);
+		if (cs.root_raised)
+			printf(", \"root_procs\": %ld, \"root_procs_declared\": %ld", cs.root_raised,
+			       cs.root_declared);
+		printf("}");
 		tot->first_json = false;
 	} else if (!o->quiet) {
 		npg_safe_fputs(sc->file, stdout);
 		printf(": %d statements: %d agree, %d differ, %d unreproducible here\n",
 		       st->statements, st->agree, st->differ, st->unreproducible);
+		if (cs.root_raised)
+			printf("  root has %ld tasks outside the scenario in this guest, the file "
+			       "declares %ld: the model started from %ld, and the file's expectations "
+			       "do not apply\n", cs.root_raised, cs.root_declared, cs.root_raised);
 		if (st->unreproducible)
 			fwrite(cs.held_buf, 1, cs.held_len, stdout);
 	}

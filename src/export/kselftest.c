@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "export/export.h"
+#include "model/history.h"
+#include "model/policy.h"
+#include "model/release.h"
 #include "runner/run.h"
 
 /* A file of the runtime, as runtime-blob.S links it in */
@@ -276,38 +279,61 @@ static void put_stmts(FILE *f, const struct npg_scenario *sc, const struct carri
 	fputs("};\n\n", f);
 }
 
-/* Does this era's set_cred_ucounts() charge a task to its effective uid? Ask its model. */
-static bool ucounts_keyed_on_euid(const struct npg_policy *p)
-{
-	struct npg_rules rules;
+/* one release of put_eras(): the era it begins, if any */
+struct era_point {
+	int major, minor, patch;
+};
 
-	npg_policy_rules(p, &rules);
-	return npg_charges_euid(p, &rules);
+static int point_cmp(const void *a, const void *b)
+{
+	const struct era_point *x = a, *y = b;
+
+	if (x->major != y->major)
+		return x->major - y->major;
+	if (x->minor != y->minor)
+		return x->minor - y->minor;
+	return x->patch - y->patch;
 }
 
 /*
  * Which policy models a running kernel, as `nprocguard conform` picks it
- * (npg_policy_for_release()): its answer for every release from 0.0 to
- * 9.99, as the releases where it changes.
+ * (npg_release_parse()): its answer for every release from 0.0 to 9.99
+ * and at every stable backport of model/history.c, as the releases where
+ * it changes, in release order
  */
 static void put_eras(FILE *f)
 {
+	struct era_point pts[1200];
+	int n = 0;
 	const struct npg_policy *last = NULL;
+	bool last_euid = false;
 
-	fputs("/* the policy of a running kernel's era, as nprocguard conform picks it */\n"
-	      "static const struct kst_era eras[] = {\n", f);
 	for (int major = 0; major <= 9; major++)
-		for (int minor = 0; minor <= 99; minor++) {
-			char rel[32];
-			const struct npg_policy *p;
+		for (int minor = 0; minor <= 99; minor++)
+			pts[n++] = (struct era_point){ major, minor, 0 };
+	for (int id = 0; id < NPG_NCHANGES; id++)
+		for (const struct npg_backport *b = npg_changes[id].backports; b->major; b++)
+			if (n < (int)(sizeof(pts) / sizeof(pts[0])))
+				pts[n++] = (struct era_point){ b->major, b->minor, b->patch };
+	qsort(pts, (size_t)n, sizeof(pts[0]), point_cmp);
+	fputs("/* the policy of a running kernel's release, as nprocguard conform picks it */\n"
+	      "static const struct kst_era eras[] = {\n", f);
+	for (int i = 0; i < n; i++) {
+		char rel[48];
+		struct npg_release r;
+		bool euid;
 
-			snprintf(rel, sizeof(rel), "%d.%d", major, minor);
-			if (!(p = npg_policy_for_release(rel)) || p == last)
-				continue;
-			fprintf(f, "\t{ %d, %d, \"%s\", %s },\n", major, minor, p->name,
-				ucounts_keyed_on_euid(p) ? "true" : "false");
-			last = p;
-		}
+		snprintf(rel, sizeof(rel), "%d.%d.%d", pts[i].major, pts[i].minor, pts[i].patch);
+		if (npg_release_parse(&r, rel, NULL) < 0)
+			continue;
+		euid = npg_charges_euid(r.policy, &r.rules);
+		if (r.policy == last && euid == last_euid)
+			continue;
+		fprintf(f, "\t{ %d, %d, %d, \"%s\", %s },\n", pts[i].major, pts[i].minor, pts[i].patch,
+			r.policy->name, euid ? "true" : "false");
+		last = r.policy;
+		last_euid = euid;
+	}
 	fputs("};\n\n", f);
 }
 

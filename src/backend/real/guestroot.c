@@ -196,6 +196,7 @@ static long measure_delta(const struct real_priv *r)
 
 int npg_real_root_take(struct npg_backend *b, struct real_priv *r)
 {
+	static const struct npg_name implicit_root = { .name = "root", .id = 0 };
 	const struct npg_scenario *sc = r->sc;
 	static long delta = -2;	/* the kernel's: measured once per process */
 	const struct npg_name *root = NULL;
@@ -210,6 +211,8 @@ int npg_real_root_take(struct npg_backend *b, struct real_priv *r)
 			root = &sc->names[u];
 	if (root)
 		declared = root->procs;
+	else
+		root = &implicit_root;	/* a file without a root line: its fillers are root's all the same */
 	r->root_delta = 0;
 	if (r->ucounts && delta == -2)
 		delta = measure_delta(r);
@@ -224,12 +227,15 @@ int npg_real_root_take(struct npg_backend *b, struct real_priv *r)
 		snprintf(b->error, sizeof(b->error), "cannot scan /proc");
 		return -1;
 	}
+	/*
+	 * More than the file declares: the run keeps the guest's own and the
+	 * model starts from them (conform: npg_model_backend_root_procs()), so
+	 * that what root's count decides is still compared, model against
+	 * kernel; the file's expectations, written for its count, are not
+	 */
 	if (outside + r->root_delta > declared) {
-		snprintf(r->root_why, sizeof(r->root_why), "root's count in this guest is at "
-			 "least %ld outside the scenario (the kernel's threads%s, /init and this "
-			 "nprocguard), above the %ld the file declares (user root 0 procs N)",
-			 outside + r->root_delta, r->root_delta ? " and idle task" : "", declared);
-		return 0;
+		b->root_raised = outside + r->root_delta;
+		declared = b->root_raised;
 	}
 	/* room for those, and for as many again should the kernel's threads go */
 	r->root_pids_cap = 2 * declared + 1;

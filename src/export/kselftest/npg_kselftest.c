@@ -27,18 +27,26 @@ static void on_signal(int sig)
 		kst_stop_sig = sig;
 }
 
-/* The policy of kernel release @rel's era, as nprocguard conform picks it: its index, or -1 */
+/*
+ * The policy of kernel release @rel, as nprocguard conform picks it from
+ * the point release (5.15.y took linux-6's rules in 5.15.25): its index,
+ * or -1. The eras are in release order; the last one at or before @rel
+ * holds.
+ */
 static int policy_of_release(const char *rel)
 {
-	int major = 0, minor = 0, found = -1;
+	int major = 0, minor = 0, patch = 0, found = -1;
 
-	if (sscanf(rel, "%d.%d", &major, &minor) != 2)
+	if (sscanf(rel, "%d.%d.%d", &major, &minor, &patch) < 2)
 		return -1;
 	kst_kernel_era = NULL;
-	for (int i = 0; i < kst_sc->neras; i++)
-		if (major > kst_sc->eras[i].major ||
-		    (major == kst_sc->eras[i].major && minor >= kst_sc->eras[i].minor))
-			kst_kernel_era = &kst_sc->eras[i];
+	for (int i = 0; i < kst_sc->neras; i++) {
+		const struct kst_era *e = &kst_sc->eras[i];
+
+		if (major > e->major || (major == e->major && (minor > e->minor ||
+		    (minor == e->minor && patch >= e->patch))))
+			kst_kernel_era = e;
+	}
 	for (int i = 0; kst_kernel_era && i < kst_sc->npolicies; i++)
 		if (strcmp(kst_sc->policies[i], kst_kernel_era->policy) == 0)
 			found = i;

@@ -138,7 +138,7 @@ struct kst_stmt {
 
 /* From release MAJOR.MINOR on (until the next one), kernels are of policy NAME's era */
 struct kst_era {
-	int major, minor;
+	int major, minor, patch;	/* the first release of it: stable branches move inside */
 	const char *policy;
 	/* set_cred_ucounts() charges a task to its effective uid (5.14-5.16) */
 	bool ucounts_by_euid;
