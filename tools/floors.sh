@@ -40,6 +40,7 @@ cat >"$tmp/floors" <<'EOF'
 5.2 src/report/
 5.3 src/compare/
 5.3 src/export/
+5.3 src/identify/
 6.1 src/tools/audit/
 6.1 src/tools/explain/
 6.1 src/tools/metrics/

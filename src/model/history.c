@@ -13,8 +13,10 @@
  * each entry says which.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "model/history.h"
+#include "model/rules.h"
 
 #define END { 0, 0, 0, NULL }
 
@@ -296,3 +298,39 @@ bool npg_version_has(const struct npg_version *v, enum npg_change_id id, const c
 		*why = c->no_backport;
 	return false;
 }
+
+/*
+ * A rule's value in release @v: that of the latest change of
+ * model/history.c deciding it that @v has (changes are in mainline
+ * order), or 0 when it has none. *@decided, if not NULL, is that change,
+ * or the rule's first change when @v has none (the one it lacks).
+ */
+int npg_rule_in_version(const struct npg_rule_info *ri, const struct npg_version *v,
+			int *decided)
+{
+	int value = 0, first = -1, last = -1;
+
+	for (int id = 0; id < NPG_NCHANGES; id++) {
+		const struct npg_change *c = &npg_changes[id];
+
+		if (!c->rule || strcmp(c->rule, ri->name) != 0)
+			continue;
+		if (first < 0)
+			first = id;
+		if (npg_version_has(v, (enum npg_change_id)id, NULL)) {
+			value = c->value;
+			last = id;
+		}
+	}
+	if (decided)
+		*decided = last >= 0 ? last : first;
+	return value;
+}
+
+void npg_rules_of_version(const struct npg_version *v, struct npg_rules *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < npg_nrules; i++)
+		npg_rule_set(out, &npg_rule_infos[i], npg_rule_in_version(&npg_rule_infos[i], v, NULL));
+}
+

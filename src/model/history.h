@@ -82,6 +82,17 @@ static inline int npg_version_cmp(const struct npg_version *a, int major, int mi
  * backport.
  */
 bool npg_version_has(const struct npg_version *v, enum npg_change_id id, const char **why);
+struct npg_rules;
+struct npg_rule_info;
+/*
+ * Rule @ri's value in release @v: that of the latest change deciding it
+ * that @v has, 0 when none. *@decided (if not NULL): that change, or the
+ * rule's first change when @v has none (the one it lacks).
+ */
+int npg_rule_in_version(const struct npg_rule_info *ri, const struct npg_version *v,
+			int *decided);
+/* Every rule in release @v */
+void npg_rules_of_version(const struct npg_version *v, struct npg_rules *out);
 /* The backport of change @id to the stable branch @major.@minor, or NULL */
 const struct npg_backport *npg_change_backport(enum npg_change_id id, int major, int minor);
 

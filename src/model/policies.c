@@ -24,11 +24,6 @@ const struct npg_policy *npg_policy_find(const char *name)
 	return NULL;
 }
 
-void npg_policy_rules(const struct npg_policy *p, struct npg_rules *out)
-{
-	npg_rules_of_version(&p->release, out);
-}
-
 int npg_policy_index(const struct npg_policy *p)
 {
 	for (int i = 0; npg_policies[i]; i++)

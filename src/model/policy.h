@@ -74,10 +74,11 @@ extern const struct npg_policy *const npg_policies[];
 #define NPG_NPOLICIES 8
 
 const struct npg_policy *npg_policy_find(const char *name);
-/* The rules of @p's own release (npg_policy.release) */
-void npg_policy_rules(const struct npg_policy *p, struct npg_rules *out);
-/* The rules of release @v, as model/history.c dates them */
-void npg_rules_of_version(const struct npg_version *v, struct npg_rules *out);
+/* The rules of @p's own release (npg_policy.release), as model/history.c dates them */
+static inline void npg_policy_rules(const struct npg_policy *p, struct npg_rules *out)
+{
+	npg_rules_of_version(&p->release, out);
+}
 int npg_policy_index(const struct npg_policy *p);
 /*
  * The era of release @release (uname -r): the policy its local version

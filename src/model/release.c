@@ -21,41 +21,6 @@
 #include "model/release.h"
 
 /*
- * A rule's value in release @v: that of the latest change of
- * model/history.c deciding it that @v has (changes are in mainline
- * order), or 0 when it has none. *@decided, if not NULL, is that change,
- * or the rule's first change when @v has none (the one it lacks).
- */
-static int rule_in_version(const struct npg_rule_info *ri, const struct npg_version *v,
-			   int *decided)
-{
-	int value = 0, first = -1, last = -1;
-
-	for (int id = 0; id < NPG_NCHANGES; id++) {
-		const struct npg_change *c = &npg_changes[id];
-
-		if (!c->rule || strcmp(c->rule, ri->name) != 0)
-			continue;
-		if (first < 0)
-			first = id;
-		if (npg_version_has(v, (enum npg_change_id)id, NULL)) {
-			value = c->value;
-			last = id;
-		}
-	}
-	if (decided)
-		*decided = last >= 0 ? last : first;
-	return value;
-}
-
-void npg_rules_of_version(const struct npg_version *v, struct npg_rules *out)
-{
-	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < npg_nrules; i++)
-		npg_rule_set(out, &npg_rule_infos[i], rule_in_version(&npg_rule_infos[i], v, NULL));
-}
-
-/*
  * Where version @v's value of a rule comes from: the change that decides
  * it and when @v's branch got it -- "8f2f9c4d82f2, stable 5.15.25",
  * "0258b5fd7c71, mainline 5.16, no 5.15.y backport", "8f2f9c4d82f2, from
@@ -68,7 +33,7 @@ static void rule_source(const struct npg_rule_info *ri, const struct npg_version
 	const struct npg_change *c;
 	int id;
 
-	rule_in_version(ri, v, &id);
+	npg_rule_in_version(ri, v, &id);
 	if (id < 0) {
 		snprintf(buf, len, "undated");
 		return;
