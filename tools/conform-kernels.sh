@@ -12,7 +12,9 @@
 # host core per guest). Logs of every run stay in $NPG_KERNEL_LOGS
 # (default build/kernels). NPG_DEBIAN=0 skips the Debian images and
 # NPG_KERNELS=none the directory of images: `NPG_DEBIAN=0 NPG_KERNELS=none
-# make kernels` is the seed images' table alone.
+# make kernels` is the seed images' table alone. NPG_MODEL=identified
+# compares each with what `nprocguard identify` finds inside it (conform
+# --model; any --model value goes).
 #
 # Usage: tools/conform-kernels.sh NPROCGUARD
 # Exit status: 0 no difference anywhere, 1 a difference, 2 a run gave no result.
@@ -48,8 +50,8 @@ if [ "${2:-}" = "--one" ]; then
 	case $name in vmlinuz-linux-image-*) yama=1 ;; esac
 	start=$(date +%s)
 	rc=0
-	NPG_GUEST_YAMA_SCOPE=$yama "$bin" conform --quiet --guest-timeout 3600 --kernel "$img" "$@" \
-		>"$out" 2>"$out.err" || rc=$?
+	NPG_GUEST_YAMA_SCOPE=$yama "$bin" conform --quiet --guest-timeout 3600 --kernel "$img" \
+		${NPG_MODEL:+--model "$NPG_MODEL"} "$@" >"$out" 2>"$out.err" || rc=$?
 	wall=$(( $(date +%s) - start ))
 	sum=$(grep '^conform: ' "$out" | tail -n 1 || true)
 	# a scenario that did not start is in no count: a clean summary with a

@@ -664,9 +664,15 @@ int npg_cmd_conform(int argc, char **argv)
 		/* per statement they are told only without --quiet, and never for --random */
 		if (random_n > 0 || o.quiet)
 			print_reasons(&tot.reasons, REASONS_SHOWN);
+		struct npg_config in_use = { .policy = o.policy };
+		char spec[1024];
+
+		/* the policy and every rule that differs from its own: what was compared */
+		npg_rules_for_policy(o.policy, o.release, &in_use.rules);
+		npg_config_format(&in_use, spec, sizeof(spec));
 		printf("conform: %d scenarios, %d statements, %d differences, %d unreproducible here, "
 		       "kernel %s, model %s\n", tot.scenarios, tot.stats.statements, tot.stats.differ,
-		       tot.stats.unreproducible, o.host.release, o.policy->name);
+		       tot.stats.unreproducible, o.host.release, spec);
 	}
 	npg_reasons_free(&tot.reasons);
 	if (tot.broken)

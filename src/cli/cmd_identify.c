@@ -143,7 +143,7 @@ static void headline(const struct npg_identified *id, const struct npg_host *hos
 	if (strchr(id->spec, ','))
 		fprintf(f, " (%s)", id->spec);
 	if (id->in_history)
-		fprintf(f, ", the rules of %s", id->where);
+		fprintf(f, ", the rules of: %s", id->where);
 	else
 		fprintf(f, ", a combination no release of the history has");
 	fputc('\n', f);

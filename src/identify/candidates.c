@@ -14,7 +14,8 @@ int npg_candidates_add(struct npg_candidates *cs, const struct npg_config *c, co
 		if (!npg_config_equal(&cs->c[i].config, c))
 			continue;
 		/* a few releases say where it stands; more would say nothing more */
-		if (where && strlen(cs->c[i].where) + strlen(where) + 2 < sizeof(cs->c[i].where)) {
+		if (where && !strstr(cs->c[i].where, where) &&
+		    strlen(cs->c[i].where) + strlen(where) + 2 < sizeof(cs->c[i].where)) {
 			size_t n = strlen(cs->c[i].where);
 
 			snprintf(cs->c[i].where + n, sizeof(cs->c[i].where) - n, "%s%s", n ? ", " : "",

@@ -172,7 +172,7 @@ test_expect "$(basename "$image"): every statement compared, 0 differences" '
 	cd "$TOP" &&
 	expect_exit 0 "$NPG" conform --guest-timeout 900 --kernel "$image" \
 		scenarios/regression/userns-2-6-39.npg "$TMP"/legacy-*.npg &&
-	grep -q "^model linux-2.6, picked for kernel " "$TMP/stdout" &&
+	grep -q "^model linux-2.6 for release 3.0.8, picked for kernel " "$TMP/stdout" &&
 	grep -q "^conform: 4 scenarios, [0-9]* statements, 0 differences, 0 unreproducible here" \
 		"$TMP/stdout" &&
 	grep -q "legacy-counts.npg: 51 statements: 51 agree" "$TMP/stdout" &&

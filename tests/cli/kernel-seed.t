@@ -55,7 +55,7 @@ fi
 test_expect "the seed scenarios agree with $policy inside $(basename "$image")" '
 	cd "$TOP" &&
 	expect_exit 0 "$NPG" conform --guest-timeout 900 --kernel "$image" scenarios/article/*.npg &&
-	grep -q "^model $policy (named by its local version), picked for kernel 3\.0\.8-.*$policy " \
+	grep -q "^model $policy for release 3\.0\.8: named by its local version, picked for kernel 3\.0\.8-.*$policy " \
 		"$TMP/stdout" &&
 	grep -q "^conform: 9 scenarios, 102 statements, 0 differences, .*, model $policy\$" "$TMP/stdout"
 '
