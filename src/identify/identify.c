@@ -275,9 +275,16 @@ int npg_identify_kernel(const struct npg_host *host, uint32_t uid_base, struct n
 			}
 			/* this probe alone: its every statement is unreproducible */
 			for (int s = 0; s < probes.p[p].sc->nstmts; s++) {
+				/* as snprintf() into the reason would truncate it, without
+				 * -Wformat-truncation's error at -O1 (make check's build) */
+				char why[sizeof(kernel[p].error) + 32];
+				size_t n;
+
 				kernel[p].s[s].unreproducible = true;
-				snprintf(kernel[p].s[s].reason, sizeof(kernel[p].s[s].reason),
-					 "the probe could not start: %s", kernel[p].error);
+				snprintf(why, sizeof(why), "the probe could not start: %s", kernel[p].error);
+				n = strnlen(why, sizeof(kernel[p].s[s].reason) - 1);
+				memcpy(kernel[p].s[s].reason, why, n);
+				kernel[p].s[s].reason[n] = '\0';
 			}
 			kernel[p].n = probes.p[p].sc->nstmts;
 		}
