@@ -23,7 +23,29 @@ struct ctx {
 	const struct npg_host *host;
 };
 
-/* @c's fit; its traces kept in @keep[probe] when not NULL. -1 out of memory. */
+/*
+ * The fields of the first contradiction of @c in probe @p, statement
+ * @at->stmt: the traces compared before hold their digests alone, and
+ * only what is said needs the fields -- the probe runs again, detailed
+ */
+static int detail(const struct ctx *x, const struct npg_config *c, int p,
+		  struct npg_contradiction *at)
+{
+	struct npg_trace t;
+	int stmt = at->stmt;
+
+	if (npg_trace_model(&t, x->probes->p[p].sc, c, x->host, &x->host->rel, true) < 0)
+		return -1;
+	if (!npg_trace_stmt_differs(&t, &x->kernel[p], stmt, at))
+		at->stmt = stmt;	/* a field one side lacks: the statement still differs */
+	npg_trace_free(&t);
+	return 0;
+}
+
+/*
+ * @c's fit, from traces of the fields' digests (equal digests, equal
+ * fields); its traces kept in @keep[probe] when not NULL. -1 out of memory.
+ */
 static int fit_of(const struct ctx *x, const struct npg_config *c, struct fit *f,
 		  int *per_probe, struct npg_trace *keep)
 {
@@ -35,7 +57,7 @@ static int fit_of(const struct ctx *x, const struct npg_config *c, struct fit *f
 		struct npg_contradiction first;
 		int n;
 
-		if (npg_trace_model(&t, x->probes->p[p].sc, c, x->host, &x->host->rel, true) < 0)
+		if (npg_trace_model(&t, x->probes->p[p].sc, c, x->host, &x->host->rel, false) < 0)
 			return -1;
 		n = npg_trace_contradictions(&t, &x->kernel[p], &first);
 		if (n && f->probe < 0) {
@@ -139,7 +161,8 @@ static int rule_out(const struct ctx *x, struct npg_identified *out, const struc
 			struct npg_trace t;
 			struct npg_contradiction c, d;
 
-			if (npg_trace_model(&t, x->probes->p[p].sc, &nb[k], x->host, &x->host->rel, true) < 0)
+			if (npg_trace_model(&t, x->probes->p[p].sc, &nb[k], x->host, &x->host->rel,
+					    false) < 0)
 				return -1;
 			/* the other value contradicts the kernel where the answer does not */
 			if (npg_trace_differences(&t, &ta[p], &d) &&
@@ -152,6 +175,10 @@ static int rule_out(const struct ctx *x, struct npg_identified *out, const struc
 					r->decision = NPG_DECIDED;
 					r->probe = p;
 					r->at = c;
+					if (detail(x, &nb[k], p, &r->at) < 0) {
+						npg_trace_free(&t);
+						return -1;
+					}
 					break;
 				}
 			}
@@ -214,6 +241,8 @@ int npg_identify_decide(const struct npg_probes *probes, const struct npg_trace 
 	out->contradictions = fa.contradictions;
 	out->first = fa.first;
 	out->first_probe = fa.probe;
+	if (!out->fits && detail(&x, &out->config, fa.probe, &out->first) < 0)
+		goto out;
 	for (int i = 0; i < cs.n; i++)
 		if (npg_config_equal(&cs.c[i].config, &out->config)) {
 			out->in_history = true;
