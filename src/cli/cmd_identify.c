@@ -257,7 +257,8 @@ static int print_json(const struct npg_probes *ps, const struct npg_identified *
 static int generate(const char *dir, long random_n, uint64_t seed, int nfiles, char **files)
 {
 	struct npg_generate_opts o = { .outdir = dir, .seeds = files, .nseeds = nfiles,
-				       .random = (int)random_n, .seed = seed, .log = stderr };
+				       .random = (int)random_n, .mutations = (int)random_n, .seed = seed,
+				       .log = stderr };
 
 	return npg_identify_generate(&o) < 0 ? NPG_EXIT_USAGE : NPG_EXIT_OK;
 }

@@ -183,6 +183,27 @@ static void normalize(const char *in, char *out, size_t len)
 	out[n] = '\0';
 }
 
+static FILE *open_out(const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		fprintf(stderr, "nprocguard identify: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+/* 0, or -1 said: a write error on the way, or at the close */
+static int close_out(FILE *f, const char *path)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) != 0 || bad) {
+		fprintf(stderr, "nprocguard identify: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 /* A pair as the probes write it: B as A's one change where it is a rule's */
 static void pair_text(const struct gen *g, const struct target *t, char *a, size_t alen, char *b,
 		      size_t blen)
@@ -203,15 +224,11 @@ static int write_probe(struct gen *g, const char *text, const char *source,
 {
 	char path[4096], a[512], b[512];
 	FILE *f;
-	int bad;
 
 	snprintf(path, sizeof(path), "%s/%02d-%s.npg", g->o->outdir, g->nprobes + 1,
 		 npg_dimension_name(&first->dim));
-	f = fopen(path, "we");
-	if (!f) {
-		fprintf(stderr, "nprocguard identify: %s: %s\n", path, strerror(errno));
+	if (!(f = open_out(path)))
 		return -1;
-	}
 	fprintf(f, "# A probe of `nprocguard identify`, found by `make identify-probes` from\n"
 		"# %s: the lines of it that still tell apart the configurations\n"
 		"# below (policy, then the rules that differ from its own), on a machine\n"
@@ -223,11 +240,8 @@ static int write_probe(struct gen *g, const char *text, const char *source,
 		fprintf(f, "# separates: %s | %s\n", a, b);
 	}
 	fprintf(f, "scenario \"identify: %s\"\n%s", npg_dimension_name(&first->dim), text);
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		fprintf(stderr, "nprocguard identify: writing %s failed\n", path);
+	if (close_out(f, path) < 0)
 		return -1;
-	}
 	g->nprobes++;
 	if (g->o->log)
 		fprintf(g->o->log, "%s: %s, %d pairs (from %s)\n", path, npg_dimension_name(&first->dim),
@@ -286,13 +300,10 @@ static int write_unseparated(struct gen *g, int searched)
 {
 	char path[4096], a[512], b[512];
 	FILE *f;
-	int bad;
 
 	snprintf(path, sizeof(path), "%s/UNSEPARATED", g->o->outdir);
-	if (!(f = fopen(path, "we"))) {
-		fprintf(stderr, "nprocguard identify: %s: %s\n", path, strerror(errno));
+	if (!(f = open_out(path)))
 		return -1;
-	}
 	fprintf(f, "# Pairs of configurations no scenario searched by `make identify-probes`\n"
 		"# told apart (%d scenarios): identify says of such a rule that no probe\n"
 		"# decides it. Most are rules that mean nothing under the other rules\n"
@@ -304,12 +315,7 @@ static int write_unseparated(struct gen *g, int searched)
 		pair_text(g, &g->t[i], a, sizeof(a), b, sizeof(b));
 		fprintf(f, "%s: %s | %s\n", npg_dimension_name(&g->t[i].dim), a, b);
 	}
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		fprintf(stderr, "nprocguard identify: writing %s failed\n", path);
-		return -1;
-	}
-	return 0;
+	return close_out(f, path);
 }
 
 /* outdir's old probes go: a probe regenerated under another number would stay twice */
@@ -337,6 +343,105 @@ static int empty_outdir(const char *dir)
 	}
 	closedir(d);
 	return err;
+}
+
+/* xorshift64*, as the random scenarios' */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static int pick(uint64_t *s, int n)
+{
+	return n > 0 ? (int)(next_rand(s) % (uint64_t)n) : 0;
+}
+
+/*
+ * One step on the names of @sc: a capability dropped, a namespace made, a
+ * trace, an execve of a declared file, a set*id call, a map written, the
+ * dumpable bit -- what a rule may turn on that random scenarios seldom put
+ * together with a seed's own steps
+ */
+static void mutation_line(const struct npg_scenario *sc, uint64_t *rng, int nth, char *buf,
+			  size_t len)
+{
+	static const char *const caps[] = { "setfcap", "sys_ptrace", "setuid", "setgid",
+					    "sys_admin", "net_raw", "sys_resource", "kill" };
+	const char *t = sc->tasks[pick(rng, sc->ntasks)].name;
+	const char *u = sc->tasks[pick(rng, sc->ntasks)].name;
+	const char *who = sc->nnames ? sc->names[pick(rng, sc->nnames)].name : "root";
+
+	switch (pick(rng, 8)) {
+	case 0:
+		snprintf(buf, len, "%s: capset drop %s\n", t, caps[pick(rng, 8)]);
+		break;
+	case 1:
+		snprintf(buf, len, "%s: unshare user mut%d%s\n", t, nth,
+			 pick(rng, 2) ? " uidmap 0 root 1" : "");
+		break;
+	case 2:
+		snprintf(buf, len, "%s: ptrace %s%s\n", t, pick(rng, 2) ? "attach " : "", u);
+		break;
+	case 3:
+		if (sc->nfiles)
+			snprintf(buf, len, "%s: execve %s\n", t, sc->files[pick(rng, sc->nfiles)].path);
+		else
+			snprintf(buf, len, "%s: execve\n", t);
+		break;
+	case 4:
+		snprintf(buf, len, "%s: setresuid %s %s %s\n", t, pick(rng, 2) ? who : "-1", who,
+			 pick(rng, 2) ? who : "-1");
+		break;
+	case 5:
+		snprintf(buf, len, "%s: write %s uid_map 0 %s 1\n", t, u, pick(rng, 2) ? "root" : who);
+		break;
+	case 6:
+		snprintf(buf, len, "%s: prctl dumpable %d\n", t, pick(rng, 2));
+		break;
+	default:
+		snprintf(buf, len, "%s: seteuid %s\n", t, who);
+		break;
+	}
+}
+
+/* @text with one or two mutation lines inserted after its declarations */
+static void mutate(const struct npg_scenario *sc, const char *text, uint64_t *rng, char *out,
+		   size_t len)
+{
+	const char *lines[4096];
+	int n = 0, first_step = 0, inserts = 1 + pick(rng, 2), at[2];
+	size_t used = 0;
+
+	for (const char *p = text; *p && n < 4096; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+		lines[n] = p;
+		/* a declaration: a step or check comes after the last one */
+		if (!strncmp(p, "user ", 5) || !strncmp(p, "group ", 6) || !strncmp(p, "task ", 5) ||
+		    !strncmp(p, "file ", 5) || !strncmp(p, "bounding ", 9) || !strncmp(p, "yama ", 5))
+			first_step = n + 1;
+		n++;
+	}
+	for (int k = 0; k < inserts; k++)
+		at[k] = first_step + pick(rng, n - first_step + 1);
+	for (int i = 0; i <= n; i++) {
+		for (int k = 0; k < inserts; k++)
+			if (at[k] == i && used + 128 < len) {
+				mutation_line(sc, rng, k, out + used, len - used);
+				used += strlen(out + used);
+			}
+		if (i < n) {
+			size_t l = strcspn(lines[i], "\n");
+
+			if (used + l + 2 >= len)
+				break;
+			memcpy(out + used, lines[i], l);
+			used += l;
+			out[used++] = '\n';
+		}
+	}
+	out[used] = '\0';
 }
 
 static char *read_file(const char *path)
@@ -399,6 +504,32 @@ int npg_identify_generate(const struct npg_generate_opts *o)
 		searched++;
 		if (probes_of(&g, norm, source, work, covered) < 0)
 			goto out;
+	}
+	/* the seeds again, each with a step or two of what the rest did not reach */
+	for (int m = 0; m < o->mutations && undone(&g); m++) {
+		uint64_t rng = o->seed * 0x9E3779B97F4A7C15ULL ^ ((uint64_t)m + 1) * 0xD1B54A32D192ED03ULL;
+		int i = m % (o->nseeds ? o->nseeds : 1);
+		char *file, source[4200];
+		struct npg_scenario *sc;
+
+		if (!o->nseeds)
+			break;
+		if (!(file = read_file(o->seeds[i])))
+			continue;
+		normalize(file, norm, TEXT_MAX);
+		free(file);
+		if (!(sc = npg_scenario_parse(o->seeds[i], norm, strlen(norm), NULL)))
+			continue;
+		if (sc->ntasks) {
+			mutate(sc, norm, &rng, text, TEXT_MAX);
+			snprintf(source, sizeof(source), "%s with a step added (mutation %d)", o->seeds[i], m);
+			searched++;
+			if (probes_of(&g, text, source, work, covered) < 0) {
+				npg_scenario_free(sc);
+				goto out;
+			}
+		}
+		npg_scenario_free(sc);
 	}
 	rc = write_unseparated(&g, searched);
 	if (o->log)

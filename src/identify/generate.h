@@ -17,6 +17,7 @@ struct npg_generate_opts {
 	char *const *seeds;		/* scenario files searched first */
 	int nseeds;
 	int random;			/* random scenarios searched after them */
+	int mutations;			/* then the seeds with a step or two added */
 	uint64_t seed;			/* of the random scenarios */
 	FILE *log;			/* progress, one line per probe (may be NULL) */
 };

@@ -142,6 +142,20 @@ static void unshare(struct gen *g, int a)
 
 	if (g->nuserns == MAX_GEN_USERNS)
 		return;
+	/*
+	 * NPG_RANDOM_WIDE: now and then `unshare -r` itself -- the task writes
+	 * its own uid map, uid 0 inside for the id it has, after dropping
+	 * CAP_SETFCAP half the time: what 5.12's verify_root_map() refuses
+	 */
+	if ((g->flags & NPG_RANDOM_WIDE) && pick(&g->rng, 3) == 0) {
+		if (pick(&g->rng, 2))
+			out(g, "%s: capset drop setfcap\n", g->t[a].name);
+		g->nuserns++;
+		out(g, "%s: unshare user ns%d\n%s: write %s uid_map 0 %s 1\n", g->t[a].name, g->nuserns,
+		    g->t[a].name, g->t[a].name, pick(&g->rng, 2) ? "root" : user(g, 1));
+		g->t[a].ns = g->nuserns;
+		return;
+	}
 	/* no maps at all half the time: `write` steps may follow */
 	gen_maps(g, g->t[a].ns != 0, map, sizeof(map));
 	g->nuserns++;
