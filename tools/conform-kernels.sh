@@ -14,7 +14,8 @@
 # NPG_KERNELS=none the directory of images: `NPG_DEBIAN=0 NPG_KERNELS=none
 # make kernels` is the seed images' table alone. NPG_MODEL=identified
 # compares each with what `nprocguard identify` finds inside it (conform
-# --model; any --model value goes).
+# --model; any --model value goes). Each image is also asked what it
+# follows (`identify`; NPG_IDENTIFY=0 skips it), in a second table.
 #
 # Usage: tools/conform-kernels.sh NPROCGUARD
 # Exit status: 0 no difference anywhere, 1 a difference, 2 a run gave no result.
@@ -39,6 +40,22 @@ if [ "${2:-}" = "--one" ]; then
 	name=$(basename "$img")
 	out="$logs/$name.$kind.out"
 	cd "$here"
+	# identify: what the kernel follows, by its probes (JSON), and how long
+	if [ "$kind" = identify ]; then
+		start=$(date +%s)
+		rc=0
+		"$bin" identify -J --guest-timeout 3600 --kernel "$img" >"$out" 2>"$out.err" || rc=$?
+		wall=$(( $(date +%s) - start ))
+		if jq -e .config "$out" >/dev/null 2>&1; then
+			jq -r --arg w "$wall s" '[.kernel, .config, (if .fits then "fits" else "no fit" end),
+				(.probes | tostring), (.statements | tostring), (.unreproducible | tostring),
+				("\(.seconds | . * 10 | round / 10) s"), $w] | join("\t")' "$out" >"$logs/$name.identify.row"
+		else
+			printf '%s\t-\tno result (exit %s, see %s.err)\t-\t-\t-\t-\t%s s\n' "$name" "$rc" \
+				"$out" "$wall" >"$logs/$name.identify.row"
+		fi
+		exit 0
+	fi
 	if [ "$kind" = files ]; then
 		set -- scenarios/article/*.npg scenarios/regression/*.npg
 	else
@@ -97,13 +114,16 @@ $seeds"
 fi
 [ -n "$images" ] || { echo "conform-kernels: no kernel images" >&2; exit 2; }
 
-# "NPROCGUARD --one IMAGE KIND" per line (image paths without blanks)
+# "NPROCGUARD --one IMAGE KIND" per line (image paths without blanks);
+# NPG_IDENTIFY=0 leaves identify out
 echo "$images" | grep . | while read -r img; do
 	printf '%s files\n%s random\n' "$img" "$img"
+	[ "${NPG_IDENTIFY:-1}" = 0 ] || printf '%s identify\n' "$img"
 done | xargs -P "$jobs" -L 1 "$0" "$bin" --one
 
 status=0
 for row in "$logs"/*.row; do
+	case $row in *.identify.row) continue ;; esac
 	IFS='	' read -r kernel policy kind n s d u wall <"$row"
 	if [ "$policy" = - ]; then
 		status=2
@@ -114,10 +134,18 @@ done
 {
 	printf 'kernel\tpolicy\tscenarios\tstatements\tdifferences\tunreproducible\twall time\n'
 	for row in "$logs"/*.row; do
+		case $row in *.identify.row) continue ;; esac
 		IFS='	' read -r kernel policy kind n s d u wall <"$row"
 		case $kind in random) n="$n random (seed $seed)" ;; *) n="$n files" ;; esac
 		[ "$policy" = - ] && n=$kind
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kernel" "$policy" "$n" "$s" "$d" "$u" "$wall"
 	done
 } | column -t -s '	'
+if ls "$logs"/*.identify.row >/dev/null 2>&1; then
+	echo
+	{
+		printf 'kernel\tidentified\tfit\tprobes\tstatements\tunreproducible\tinside\twall time\n'
+		cat "$logs"/*.identify.row
+	} | column -t -s '	'
+fi
 exit $status
