@@ -87,7 +87,7 @@ test_expect "the calling shell passes every check: exit 0, each check named with
 test_expect "root: the count is under the limit, and INIT_USER is exempt whatever it is" '
 	expect_exit 0 "$NPG" explain --pid 1 &&
 	grep -q "^user root (uid 0): " "$TMP/stdout" &&
-	grep -q "RLIMIT_NPROC) (5.14+): [0-9]* + 1 <= [0-9]*: ok, and whatever the count: real uid 0 (INIT_USER) is exempt$" "$TMP/stdout" &&
+	grep -q "RLIMIT_NPROC) after copy_creds() (8f2f9c4d82f2): [0-9]* + 1 <= [0-9]*: ok, and whatever the count: real uid 0 (INIT_USER) is exempt$" "$TMP/stdout" &&
 	expect_exit 0 "$NPG" explain --pid 1 -J &&
 	jq -e ".checks[0].exempt == \"real uid 0 (INIT_USER) is exempt\" and .checks[1].exempt == null" "$TMP/stdout"
 '
@@ -144,7 +144,7 @@ test_expect "RLIMIT_NPROC: a test user at its limit of 3; explain, status --chec
 	P=$(pgrep -u $U -o perl) &&
 	expect_exit 1 "$NPG" explain --pid $P --source proc &&
 	grep -q "^user $U (uid $U): 3 tasks (3 processes, 0 threads, 0 zombies), RLIMIT_NPROC 3 (soft, pid $P perl)$" "$TMP/stdout" &&
-	grep -q "is_rlimit_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC) (5.14+): 3 + 1 > 3: fork fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
+	grep -q "is_rlimit_overlimit(task_ucounts(p), UCOUNT_RLIMIT_NPROC) after copy_creds() (8f2f9c4d82f2): 3 + 1 > 3: fork fails with EAGAIN    <- this limit refuses" "$TMP/stdout" &&
 	expect_exit 1 "$NPG" explain --user $U --source proc &&
 	grep -q "3 + 1 > 3: fork fails with EAGAIN" "$TMP/stdout" &&
 	expect_exit 1 "$NPG" status --check 90 -u $U --source proc &&
