@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "report/buf.h"
 #include "report/report.h"
 
 /* Length of the valid UTF-8 sequence at @s (RFC 3629: no overlongs, no
@@ -42,32 +43,74 @@ static size_t utf8_valid(const unsigned char *s)
 	return n;
 }
 
-void npg_json_string(FILE *out, const char *str)
+/* Where the escaped form of a string goes, a piece at a time */
+typedef void put_fn(void *ctx, const char *s, size_t n);
+
+static void put_file(void *ctx, const char *s, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	fwrite(s, 1, n, ctx);
+}
 
-	fputc('"', out);
-	while (s && *s) {
-		size_t n = utf8_valid(s);
+static void put_buf(void *ctx, const char *s, size_t n)
+{
+	npg_buf_put(ctx, s, n);
+}
 
-		if (n == 0) {
-			fputs("\\ufffd", out);	/* one replacement per byte that is not UTF-8 */
+static const char hex[] = "0123456789abcdef";
+
+/* Each run of bytes copied as they are goes out in one piece: a report's
+ * text is mostly plain ASCII, and a call per character was most of a
+ * TAP or JSON run's time. */
+static void json_encode(const char *str, put_fn *put, void *ctx)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : ""), *run;
+
+	put(ctx, "\"", 1);
+	for (run = s; *s;) {
+		char esc[6] = { '\\', 'u', '0', '0' };
+		size_t n;
+
+		if (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\') {
 			s++;
 			continue;
 		}
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else if (*s == '\t')
-			fputs("\\t", out);
-		else if (*s < 0x20 || *s == 0x7f)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fwrite(s, 1, n, out);
-		s += n;
+		n = utf8_valid(s);
+		if (n > 1) {
+			s += n;
+			continue;
+		}
+		if (s > run)
+			put(ctx, (const char *)run, (size_t)(s - run));
+		if (n == 0) {
+			put(ctx, "\\ufffd", 6);	/* one replacement per byte that is not UTF-8 */
+		} else if (*s == '"' || *s == '\\') {
+			esc[1] = (char)*s;
+			put(ctx, esc, 2);
+		} else if (*s == '\n') {
+			put(ctx, "\\n", 2);
+		} else if (*s == '\t') {
+			put(ctx, "\\t", 2);
+		} else {
+			/* the other control characters and DEL */
+			esc[4] = hex[*s >> 4];
+			esc[5] = hex[*s & 0xf];
+			put(ctx, esc, 6);
+		}
+		run = ++s;
 	}
-	fputc('"', out);
+	if (s > run)
+		put(ctx, (const char *)run, (size_t)(s - run));
+	put(ctx, "\"", 1);
+}
+
+void npg_json_string(FILE *out, const char *str)
+{
+	json_encode(str, put_file, out);
+}
+
+void npg_buf_json(struct npg_buf *b, const char *str)
+{
+	json_encode(str, put_buf, b);
 }
 
 /* Bytes @s[0..n) of one character: shown as they are, or as \xHH each */
@@ -107,18 +150,40 @@ char *npg_safe_text(const char *str, char *buf, size_t len)
 	return buf;
 }
 
+static void safe_encode(const char *str, put_fn *put, void *ctx)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : ""), *run;
+
+	for (run = s; *s;) {
+		char esc[4] = { '\\', 'x' };
+		size_t n;
+
+		if (*s >= 0x20 && *s < 0x7f && *s != '\\') {
+			s++;
+			continue;
+		}
+		n = utf8_valid(s);
+		if (n > 1 && shown_as_is(s, n)) {
+			s += n;
+			continue;
+		}
+		if (s > run)
+			put(ctx, (const char *)run, (size_t)(s - run));
+		esc[2] = hex[*s >> 4];
+		esc[3] = hex[*s & 0xf];
+		put(ctx, esc, 4);
+		run = ++s;
+	}
+	if (s > run)
+		put(ctx, (const char *)run, (size_t)(s - run));
+}
+
 void npg_safe_fputs(const char *str, FILE *out)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	safe_encode(str, put_file, out);
+}
 
-	while (*s) {
-		size_t n = utf8_valid(s);
-
-		if (shown_as_is(s, n)) {
-			fwrite(s, 1, n, out);
-			s += n;
-		} else {
-			fprintf(out, "\\x%02x", *s++);
-		}
-	}
+void npg_buf_safe(struct npg_buf *b, const char *str)
+{
+	safe_encode(str, put_buf, b);
 }

@@ -46,7 +46,8 @@ static int sink_begin(void *arg, const struct npg_run *run)
 			return NPG_REPORT_NO_MEMORY;
 		return npg_text_begin(r, run);
 	case NPG_FORMAT_JSON:
-		npg_json_run_begin(r, run);
+		if (npg_json_run_begin(r, run))
+			return NPG_REPORT_NO_MEMORY;
 		break;
 	case NPG_FORMAT_TAP:
 		break;
@@ -68,11 +69,11 @@ static int sink_statement(void *arg, const struct npg_run *run, int s, const str
 		npg_report_mismatches(r->held, run, s, obs);
 		break;
 	case NPG_FORMAT_JSON:
-		npg_json_statement(r, run, s, obs);
+		rc = npg_json_statement(r, run, s, obs);
 		npg_report_mismatches(r->err, run, s, obs);
 		break;
 	case NPG_FORMAT_TAP:
-		npg_tap_statement(r, run, s, obs);
+		rc = npg_tap_statement(r, run, s, obs);
 		npg_report_mismatches(r->err, run, s, obs);
 		break;
 	}
@@ -128,6 +129,8 @@ void npg_report_discard_run(struct npg_report *r)
 	r->held_buf = NULL;
 	r->held_len = 0;
 	npg_text_discard(r);
+	npg_json_discard(r);
+	npg_buf_free(&r->buf);
 }
 
 void npg_report_mismatches(FILE *out, const struct npg_run *run, int s,

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "report/buf.h"
 #include "report/progress.h"
 #include "runner/run.h"
 
@@ -21,7 +22,8 @@ int npg_format_parse(const char *name, enum npg_format *out);
 #define NPG_REPORT_WRITE_ERROR 1
 #define NPG_REPORT_NO_MEMORY 2
 
-struct libscols_table;
+struct npg_text;
+struct npg_json;
 
 struct npg_report {
 	FILE *out;		/* the report */
@@ -30,9 +32,11 @@ struct npg_report {
 	struct npg_progress *progress;	/* may be NULL */
 	int tap_number;		/* TAP numbering continues across runs */
 	bool json_started;	/* a run is already in the JSON document */
+	struct npg_buf buf;	/* TAP and JSON: the statement being written */
+	struct npg_json *json;	/* JSON: the run's keys, encoded once */
 	/* text: the table being filled, and the mismatch lines held back
 	 * until it is printed (so they follow it, as they did) */
-	struct libscols_table *table;
+	struct npg_text *text;
 	FILE *held;
 	char *held_buf;
 	size_t held_len;
@@ -66,6 +70,7 @@ void npg_report_mismatches(FILE *out, const struct npg_run *run, int s,
  * \ufffd (U+FFFD REPLACEMENT CHARACTER).
  */
 void npg_json_string(FILE *out, const char *s);
+void npg_buf_json(struct npg_buf *b, const char *s);
 /*
  * Text safe for a terminal, as util-linux's mbs_safe_encode() writes it:
  * control characters, DEL, C1 controls (U+0080-U+009F), a backslash and
@@ -74,5 +79,6 @@ void npg_json_string(FILE *out, const char *s);
  */
 char *npg_safe_text(const char *s, char *buf, size_t len);
 void npg_safe_fputs(const char *s, FILE *out);
+void npg_buf_safe(struct npg_buf *b, const char *s);
 
 #endif

@@ -10,12 +10,13 @@ int npg_text_statement(struct npg_report *r, const struct npg_run *run, int s,
 int npg_text_finish(struct npg_report *r, const struct npg_run *run);
 void npg_text_discard(struct npg_report *r);
 
-void npg_json_run_begin(struct npg_report *r, const struct npg_run *run);
-void npg_json_statement(struct npg_report *r, const struct npg_run *run, int s,
-			const struct npg_obs *obs);
-void npg_json_run_finish(struct npg_report *r, const struct npg_run *run);
-
-void npg_tap_statement(struct npg_report *r, const struct npg_run *run, int s,
+int npg_json_run_begin(struct npg_report *r, const struct npg_run *run);
+int npg_json_statement(struct npg_report *r, const struct npg_run *run, int s,
 		       const struct npg_obs *obs);
+void npg_json_run_finish(struct npg_report *r, const struct npg_run *run);
+void npg_json_discard(struct npg_report *r);
+
+int npg_tap_statement(struct npg_report *r, const struct npg_run *run, int s,
+		      const struct npg_obs *obs);
 
 #endif

@@ -1,32 +1,39 @@
 /* The TAP report: one test per expectation, written as each statement is observed. */
+#include "report/buf.h"
 #include "report/report_impl.h"
 
 /* "N - file:line column: statement": every part of it may come from the scenario */
-static void tap_line(FILE *out, bool ok, int number, const struct npg_run *run,
+static void tap_line(struct npg_buf *b, bool ok, int number, const struct npg_run *run,
 		     const struct npg_stmt *st, int c, const char *label)
 {
-	fprintf(out, "%sok %d - ", ok ? "" : "not ", number);
-	npg_safe_fputs(run->sc->file, out);
-	fprintf(out, ":%d ", st->line);
-	npg_safe_fputs(run->cols[c].backend->label, out);
-	fputs(": ", out);
-	npg_safe_fputs(label, out);
+	if (!ok)
+		npg_buf_put(b, "not ", 4);
+	npg_buf_put(b, "ok ", 3);
+	npg_buf_long(b, number);
+	npg_buf_put(b, " - ", 3);
+	npg_buf_safe(b, run->sc->file);
+	npg_buf_putc(b, ':');
+	npg_buf_long(b, st->line);
+	npg_buf_putc(b, ' ');
+	npg_buf_safe(b, run->cols[c].backend->label);
+	npg_buf_put(b, ": ", 2);
+	npg_buf_safe(b, label);
 }
 
 /* the rest of a line: @a then @b, escaped */
-static void tap_tail(FILE *out, const char *a, const char *b)
+static void tap_tail(struct npg_buf *b, const char *a, const char *s)
 {
-	fputs(a, out);
-	npg_safe_fputs(b, out);
-	fputc('\n', out);
+	npg_buf_puts(b, a);
+	npg_buf_safe(b, s);
+	npg_buf_putc(b, '\n');
 }
 
-void npg_tap_statement(struct npg_report *r, const struct npg_run *run, int s,
-		       const struct npg_obs *obs)
+int npg_tap_statement(struct npg_report *r, const struct npg_run *run, int s,
+		      const struct npg_obs *obs)
 {
 	const struct npg_scenario *sc = run->sc;
 	const struct npg_stmt *st = &sc->stmts[s];
-	FILE *out = r->out;
+	struct npg_buf *b = &r->buf;
 	char label[160];
 
 	npg_stmt_label(sc, st, label, sizeof(label));
@@ -36,21 +43,23 @@ void npg_tap_statement(struct npg_report *r, const struct npg_run *run, int s,
 		if (!run->cols[c].started) {
 			/* each expectation it would have checked fails */
 			if (npg_expect_for(&st->expect, run->cols[c].policy_index)) {
-				tap_line(out, false, ++r->tap_number, run, st, c, label);
-				tap_tail(out, " # backend did not start: ", run->cols[c].error);
+				tap_line(b, false, ++r->tap_number, run, st, c, label);
+				tap_tail(b, " # backend did not start: ", run->cols[c].error);
 			}
 			continue;
 		}
 		if (o->unreproducible) {
-			tap_line(out, true, ++r->tap_number, run, st, c, label);
-			tap_tail(out, " # SKIP unreproducible here: ", o->reason);
+			tap_line(b, true, ++r->tap_number, run, st, c, label);
+			tap_tail(b, " # SKIP unreproducible here: ", o->reason);
 		} else if (o->expected) {
-			tap_line(out, o->ok, ++r->tap_number, run, st, c, label);
-			tap_tail(out, " => ", o->expected);
+			tap_line(b, o->ok, ++r->tap_number, run, st, c, label);
+			tap_tail(b, " => ", o->expected);
 		}
 		if (!o->ok)
-			tap_tail(out, "#   got ", o->text);
+			tap_tail(b, "#   got ", o->text);
 	}
+	/* the statement's lines in one piece, before its mismatch lines on stderr */
+	return npg_buf_flush(b, r->out) < 0 ? NPG_REPORT_NO_MEMORY : 0;
 }
 
 void npg_report_tap_end(FILE *out, int number)

@@ -1,14 +1,14 @@
 /*
- * Text reports through libsmartcols, as util-linux tools print tables: a
- * step-by-step trace for one column, a side-by-side table for several. The
- * table is filled one row per statement as the run goes, from the compact
- * cell strings only, and printed when the run ends.
+ * Text reports, tables as util-linux tools print them (libsmartcols'
+ * layout, table.h): a step-by-step trace for one column, a side-by-side
+ * table for several. A row of cell strings is kept per statement as the
+ * run goes, and the table printed when the run ends.
  */
-#include <libsmartcols.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report_impl.h"
+#include "report/table.h"
 
 static void render_counts(const struct npg_run *run, const struct npg_obs *o, char *buf,
 			  size_t len)
@@ -44,102 +44,110 @@ static void cell_text(const struct npg_obs *o, char *buf, size_t len)
 		snprintf(buf, len, "%s", o->text);
 }
 
-/* libsmartcols copies each cell; any failure there is a failed allocation */
-static int set_cell(struct libscols_line *ln, size_t col, const char *text)
-{
-	return scols_line_set_data(ln, col, text) < 0 ? NPG_REPORT_NO_MEMORY : 0;
-}
+enum { COL_LINE, COL_TASK, COL_STEP, COL_RESULT, COL_EXPECTED, COL_UIDS, COL_FLAG, COL_COUNTS,
+       NTRACE };
 
-static int statement_cells(struct libscols_line *ln, const struct npg_run *run, int s)
+/* The cells every row has: LINE, TASK, STEP. @line and @text hold them. */
+static void statement_cells(const char **cells, const struct npg_run *run, int s,
+			    char *line, size_t line_len, char *text, size_t text_len)
 {
 	const struct npg_stmt *st = &run->sc->stmts[s];
-	char line[16], text[160];
-	int rc = 0;
 
-	snprintf(line, sizeof(line), "%d", st->line);
-	rc |= set_cell(ln, 0, line);
+	snprintf(line, line_len, "%d", st->line);
+	cells[COL_LINE] = line;
 	if (st->kind == NPG_STMT_STEP) {
-		rc |= set_cell(ln, 1, run->sc->tasks[st->task].name);
-		rc |= set_cell(ln, 2, st->text);
+		cells[COL_TASK] = run->sc->tasks[st->task].name;
+		cells[COL_STEP] = st->text;
 	} else {
-		snprintf(text, sizeof(text), "check %s", st->text);
-		rc |= set_cell(ln, 1, "");
-		rc |= set_cell(ln, 2, text);
+		snprintf(text, text_len, "check %s", st->text);
+		cells[COL_TASK] = "";
+		cells[COL_STEP] = text;
 	}
-	return rc;
 }
+
+/* A run's table, and room for one row's cells */
+struct npg_text {
+	struct npg_table table;
+	const char **cells;	/* [table.ncols] */
+	char (*want)[256];	/* [table.ncols]: "X (want Y)" cells */
+};
 
 int npg_text_begin(struct npg_report *r, const struct npg_run *run)
 {
-	static const struct { const char *name; double whint; int flags; } trace[] = {
-		{ "LINE", 4, SCOLS_FL_RIGHT }, { "TASK", 8, 0 }, { "STEP", 24, 0 },
-		{ "RESULT", 8, 0 }, { "EXPECTED", 8, 0 }, { "UIDS", 14, 0 }, { "FLAG", 5, 0 },
-		{ "COUNTS", 20, 0 },
+	static const struct npg_table_column trace[NTRACE] = {
+		{ "LINE", 4, true }, { "TASK", 8, false }, { "STEP", 24, false },
+		{ "RESULT", 8, false }, { "EXPECTED", 8, false }, { "UIDS", 14, false },
+		{ "FLAG", 5, false }, { "COUNTS", 20, false },
 	};
-	struct libscols_table *tb = scols_new_table();
+	int ncols = run->ncols == 1 ? NTRACE : COL_RESULT + run->ncols;
+	struct npg_table_column *cols = calloc((size_t)ncols, sizeof(*cols));
+	struct npg_text *t = calloc(1, sizeof(*t));
+	int rc = -1;
 
-	if (!tb)
-		return NPG_REPORT_NO_MEMORY;
-	r->table = tb;
-	if (run->ncols == 1) {
-		for (size_t i = 0; i < sizeof(trace) / sizeof(trace[0]); i++)
-			if (!scols_table_new_column(tb, trace[i].name, trace[i].whint, trace[i].flags))
-				return NPG_REPORT_NO_MEMORY;
-		return 0;
+	r->text = t;
+	if (t && cols) {
+		memcpy(cols, trace, (size_t)(run->ncols == 1 ? NTRACE : COL_RESULT) * sizeof(*cols));
+		for (int c = 0; run->ncols > 1 && c < run->ncols; c++)
+			cols[COL_RESULT + c] = (struct npg_table_column){
+				run->cols[c].backend->label, 8, false };
+		t->cells = calloc((size_t)ncols, sizeof(*t->cells));
+		t->want = calloc((size_t)ncols, sizeof(*t->want));
+		if (t->cells && t->want)
+			rc = npg_table_init(&t->table, cols, ncols);
 	}
-	for (size_t i = 0; i < 3; i++)
-		if (!scols_table_new_column(tb, trace[i].name, trace[i].whint, trace[i].flags))
-			return NPG_REPORT_NO_MEMORY;
-	for (int c = 0; c < run->ncols; c++)
-		if (!scols_table_new_column(tb, run->cols[c].backend->label, 8, 0))
-			return NPG_REPORT_NO_MEMORY;
-	return 0;
+	free(cols);
+	return rc < 0 ? NPG_REPORT_NO_MEMORY : 0;
 }
 
-static int trace_cells(struct libscols_line *ln, const struct npg_run *run, int s,
-		       const struct npg_obs *o)
+/* RESULT ... COUNTS of a trace; @buf holds them */
+static void trace_cells(const char **cells, const struct npg_run *run, int s,
+			const struct npg_obs *o, char (*buf)[256])
 {
 	const struct npg_stmt *st = &run->sc->stmts[s];
-	char buf[256];
-	int rc = 0;
 
 	if (!run->cols[0].started)
-		return 0;
-	cell_text(o, buf, sizeof(buf));
-	rc |= set_cell(ln, 3, o->unreproducible ? "unreproducible" : o->text);
-	rc |= set_cell(ln, 4, !o->expected ? "" : o->ok ? o->expected : buf);
+		return;
+	cell_text(o, buf[0], sizeof(buf[0]));
+	cells[COL_RESULT] = o->unreproducible ? "unreproducible" : o->text;
+	cells[COL_EXPECTED] = !o->expected ? "" : o->ok ? o->expected : buf[0];
 	if (st->task >= 0 && o->actor.state != NPG_TASK_ABSENT) {
 		char ru[32], eu[32], su[32];
 
 		npg_render_uid(run->sc, o->actor.cred.uid.real, false, ru, sizeof(ru));
 		npg_render_uid(run->sc, o->actor.cred.uid.eff, false, eu, sizeof(eu));
 		npg_render_uid(run->sc, o->actor.cred.uid.saved, false, su, sizeof(su));
-		snprintf(buf, sizeof(buf), "%s %s %s", ru, eu, su);
-		rc |= set_cell(ln, 5, buf);
-		rc |= set_cell(ln, 6, o->actor.nproc_exceeded ? "set" : "-");
+		snprintf(buf[1], sizeof(buf[1]), "%s %s %s", ru, eu, su);
+		cells[COL_UIDS] = buf[1];
+		cells[COL_FLAG] = o->actor.nproc_exceeded ? "set" : "-";
 	}
-	render_counts(run, o, buf, sizeof(buf));
-	rc |= set_cell(ln, 7, buf);
-	return rc;
+	render_counts(run, o, buf[2], sizeof(buf[2]));
+	cells[COL_COUNTS] = buf[2];
 }
 
 int npg_text_statement(struct npg_report *r, const struct npg_run *run, int s,
 		       const struct npg_obs *obs)
 {
-	struct libscols_line *ln = scols_table_new_line(r->table, NULL);
-	char buf[256];
-	int rc;
+	struct npg_text *t = r->text;
+	const char **cells = t->cells;
+	char line[16], text[160];
 
-	if (!ln)
-		return NPG_REPORT_NO_MEMORY;
-	rc = statement_cells(ln, run, s);
+	memset(cells, 0, (size_t)t->table.ncols * sizeof(*cells));
+	statement_cells(cells, run, s, line, sizeof(line), text, sizeof(text));
 	if (run->ncols == 1)
-		return rc | trace_cells(ln, run, s, &obs[0]);
-	for (int c = 0; c < run->ncols; c++) {
-		cell_text(&obs[c], buf, sizeof(buf));
-		rc |= set_cell(ln, (size_t)(3 + c), run->cols[c].started ? buf : "-");
+		trace_cells(cells, run, s, &obs[0], t->want);
+	for (int c = 0; run->ncols > 1 && c < run->ncols; c++) {
+		const struct npg_obs *o = &obs[c];
+
+		if (!run->cols[c].started) {
+			cells[COL_RESULT + c] = "-";
+		} else if (o->unreproducible || o->ok) {
+			cells[COL_RESULT + c] = o->unreproducible ? "unreproducible" : o->text;
+		} else {
+			cell_text(o, t->want[c], sizeof(t->want[c]));
+			cells[COL_RESULT + c] = t->want[c];
+		}
 	}
-	return rc;
+	return npg_table_add_row(&t->table, cells) < 0 ? NPG_REPORT_NO_MEMORY : 0;
 }
 
 int npg_text_finish(struct npg_report *r, const struct npg_run *run)
@@ -174,11 +182,8 @@ int npg_text_finish(struct npg_report *r, const struct npg_run *run)
 			fputs(" (its era is not among the file's policies: nothing expected)", out);
 		fputc('\n', out);
 	}
-	if (r->table) {
-		scols_table_set_stream(r->table, out);
-		if (scols_print_table(r->table) < 0 && !ferror(out))
-			return NPG_REPORT_NO_MEMORY;
-	}
+	if (r->text && npg_table_print(&r->text->table, out) < 0)
+		return NPG_REPORT_NO_MEMORY;
 	fprintf(out, "%d expectations: %d held, %d failed", run->expectations, run->held,
 		run->failed);
 	if (run->unreproducible)
@@ -189,6 +194,13 @@ int npg_text_finish(struct npg_report *r, const struct npg_run *run)
 
 void npg_text_discard(struct npg_report *r)
 {
-	scols_unref_table(r->table);
-	r->table = NULL;
+	struct npg_text *t = r->text;
+
+	if (!t)
+		return;
+	npg_table_free(&t->table);
+	free(t->cells);
+	free(t->want);
+	free(t);
+	r->text = NULL;
 }

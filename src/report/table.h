@@ -1,0 +1,48 @@
+/*
+ * The text report's table: rows kept compactly as the run goes, printed
+ * when it ends, byte for byte as libsmartcols prints them (util-linux
+ * 2.38's scols_print_table() of a table whose columns have absolute width
+ * hints and no flag but SCOLS_FL_RIGHT). A column's width depends on
+ * every row, so nothing can be printed before the last one.
+ *
+ * When every cell and header is printable ASCII without a "\x" (which
+ * libsmartcols would escape), a cell's width is its length and the table
+ * is printed here, a line at a time, with the widths libsmartcols'
+ * calculation gives (calculate.c, count_column_width()): on a terminal
+ * too, since with such columns libsmartcols neither truncates nor pads
+ * the last column. Otherwise (UTF-8, bytes it escapes) libsmartcols
+ * prints the table itself from the kept rows, as the report always did.
+ */
+#ifndef NPG_REPORT_TABLE_H
+#define NPG_REPORT_TABLE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/buf.h"
+
+struct npg_table_column {
+	const char *name;
+	size_t whint;		/* libsmartcols' absolute width hint, >= 1 */
+	bool right;		/* SCOLS_FL_RIGHT */
+};
+
+struct npg_table {
+	int ncols;
+	struct npg_table_column *cols;
+	size_t *widest;		/* per column, the longest cell so far, in bytes */
+	bool plain;		/* every cell so far printable ASCII without "\x" */
+	size_t nrows;
+	struct npg_buf rows;	/* each row: ncols cells, each ending in a NUL */
+};
+
+/* 0, or -1 when out of memory (npg_table_free() in either case) */
+int npg_table_init(struct npg_table *t, const struct npg_table_column *cols, int ncols);
+/* @cells[ncols]: a NULL cell is an empty one. 0, or -1 when out of memory. */
+int npg_table_add_row(struct npg_table *t, const char *const *cells);
+/* Header and rows, each line ending in a newline; nothing for a table
+ * without rows. 0, or -1 when out of memory (write errors: ferror(@out)). */
+int npg_table_print(struct npg_table *t, FILE *out);
+void npg_table_free(struct npg_table *t);
+
+#endif
