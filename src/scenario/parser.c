@@ -74,6 +74,7 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 	p.numeric = npg_parse_calloc(MAX_NUMERIC + 1, sizeof(*p.numeric));
 	p.dead = npg_parse_calloc(MAX_TASKS, sizeof(*p.dead));
 	p.vfork_child = npg_parse_calloc(MAX_TASKS, sizeof(*p.vfork_child));
+	npg_parse_reserve_stmts(&p, text, len);
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t linelen = nl ? (size_t)(nl - (text + pos)) : len - pos;
