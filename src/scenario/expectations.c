@@ -280,7 +280,10 @@ static bool parse_policy_list(struct parser *p, int from, int to, uint32_t *mask
 /* => VALUE | POLICY[,POLICY]: VALUE | ... */
 bool npg_parse_expect(struct parser *p, struct npg_stmt *st, int arrow)
 {
-	int i = arrow + 1;
+	/* gathered here, and only as many as there are kept: a statement's
+	 * room for every policy was most of a long file's memory */
+	struct npg_expect_alt alt[NPG_NPOLICIES + 1];
+	int i = arrow + 1, nalt = 0;
 	uint32_t seen = 0;
 	bool have_default = false;
 
@@ -288,7 +291,6 @@ bool npg_parse_expect(struct parser *p, struct npg_stmt *st, int arrow)
 		npg_parse_error(p, npg_parse_end_col(p), "missing expected value after '=>'");
 		return false;
 	}
-	st->expect.alt = npg_parse_calloc(NPG_NPOLICIES + 1, sizeof(*st->expect.alt));
 	while (i < p->ntok) {
 		int end = i, colon = -1;
 		uint32_t mask = 0;
@@ -301,31 +303,32 @@ bool npg_parse_expect(struct parser *p, struct npg_stmt *st, int arrow)
 			end++;
 		}
 		if (colon >= 0 && !parse_policy_list(p, i, colon, &mask))
-			return false;
+			goto fail;
 		if (mask & seen) {
 			npg_parse_error(p, p->tok[i].col, "a policy has two expectations");
-			return false;
+			goto fail;
 		}
 		if (!mask && have_default) {
 			npg_parse_error(p, p->tok[i].col, "two default expectations (prefix one with POLICY:)");
-			return false;
+			goto fail;
 		}
 		int vfrom = colon >= 0 ? colon + 1 : i;
 
 		if (vfrom >= end) {
 			npg_parse_error(p, vfrom < p->ntok ? p->tok[vfrom].col : npg_parse_end_col(p),
 					"missing expected value");
-			return false;
+			goto fail;
 		}
 		p->expecting = true;
 		good = st->kind == NPG_STMT_STEP ? parse_step_value(p, st, vfrom, end, buf, sizeof(buf))
 						 : parse_check_value(p, st, vfrom, end, buf, sizeof(buf));
 		p->expecting = false;
 		if (!good)
-			return false;
-		st->expect.alt[st->expect.nalt++] = (struct npg_expect_alt){
+			goto fail;
+		/* each policy once, and one default: NPG_NPOLICIES + 1 at most */
+		alt[nalt++] = (struct npg_expect_alt){
 			.mask = mask, .text = strdup(buf), .line = p->line, .col = p->tok[i].col };
-		if (!st->expect.alt[st->expect.nalt - 1].text) {
+		if (!alt[nalt - 1].text) {
 			perror("nprocguard");
 			exit(2);
 		}
@@ -333,11 +336,18 @@ bool npg_parse_expect(struct parser *p, struct npg_stmt *st, int arrow)
 		have_default |= !mask;
 		if (end < p->ntok && end + 1 >= p->ntok) {
 			npg_parse_error(p, p->tok[end].col, "nothing after '|'");
-			return false;
+			goto fail;
 		}
 		i = end + 1;
 	}
+	st->expect.alt = npg_parse_calloc((size_t)nalt, sizeof(*st->expect.alt));
+	memcpy(st->expect.alt, alt, (size_t)nalt * sizeof(*alt));
+	st->expect.nalt = nalt;
 	return true;
+fail:
+	while (nalt > 0)
+		free(alt[--nalt].text);
+	return false;
 }
 
 const char *npg_expect_for(const struct npg_expect *e, int pi)
