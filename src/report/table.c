@@ -3,9 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/buf.h"
 #include "report/table.h"
 
 #define FLUSH_AT (64u << 10)	/* bytes of lines handed to stdio at once */
+#define BLOCK (256u << 10)	/* bytes of rows per block, unless a row is longer */
+
+struct npg_table_block {
+	struct npg_table_block *next;
+	size_t used, size;
+	char data[];
+};
 
 /* Would libsmartcols (mbs_safe_encode_to_buffer()) print @s as it is, one
  * column per byte? Printable ASCII, and no backslash before an 'x'. */
@@ -28,7 +36,8 @@ int npg_table_init(struct npg_table *t, const struct npg_table_column *cols, int
 	t->plain = true;
 	t->cols = calloc((size_t)ncols, sizeof(*t->cols));
 	t->widest = calloc((size_t)ncols, sizeof(*t->widest));
-	if (!t->cols || !t->widest)
+	t->len = calloc((size_t)ncols, sizeof(*t->len));
+	if (!t->cols || !t->widest || !t->len)
 		return -1;
 	t->ncols = ncols;
 	for (int c = 0; c < ncols; c++) {
@@ -41,20 +50,66 @@ int npg_table_init(struct npg_table *t, const struct npg_table_column *cols, int
 	return 0;
 }
 
+/* A block with room for @n more bytes at the end of @t's, or NULL */
+static struct npg_table_block *room(struct npg_table *t, size_t n)
+{
+	struct npg_table_block *b = t->last;
+
+	if (b && b->size - b->used >= n)
+		return b;
+	b = malloc(sizeof(*b) + (n > BLOCK ? n : BLOCK));
+	if (!b)
+		return NULL;
+	b->next = NULL;
+	b->used = 0;
+	b->size = n > BLOCK ? n : BLOCK;
+	if (t->last)
+		t->last->next = b;
+	else
+		t->first = b;
+	t->last = b;
+	return b;
+}
+
 int npg_table_add_row(struct npg_table *t, const char *const *cells)
 {
-	for (int c = 0; c < t->ncols; c++) {
-		const char *s = cells[c] ? cells[c] : "";
-		size_t len;
+	struct npg_table_block *b;
+	size_t n = 0;
 
-		if (!plain_text(s, &len))
+	for (int c = 0; c < t->ncols; c++) {
+		if (!plain_text(cells[c] ? cells[c] : "", &t->len[c]))
 			t->plain = false;
-		if (len > t->widest[c])
-			t->widest[c] = len;
-		npg_buf_put(&t->rows, s, len + 1);
+		if (t->len[c] > t->widest[c])
+			t->widest[c] = t->len[c];
+		n += t->len[c] + 1;
+	}
+	b = room(t, n);
+	if (!b)
+		return -1;
+	for (int c = 0; c < t->ncols; c++) {
+		memcpy(b->data + b->used, cells[c] ? cells[c] : "", t->len[c] + 1);
+		b->used += t->len[c] + 1;
 	}
 	t->nrows++;
-	return t->rows.no_memory ? -1 : 0;
+	return 0;
+}
+
+/* The row at @p in block *@b, or the next block's first; NULL after the
+ * last. Rows in order: p = row_at(&b, first block's data), then row_at()
+ * of where each row ends. */
+static const char *row_at(const struct npg_table_block **b, const char *p)
+{
+	while (*b && p == (*b)->data + (*b)->used) {
+		*b = (*b)->next;
+		p = *b ? (*b)->data : NULL;
+	}
+	return *b ? p : NULL;
+}
+
+static const char *first_row(const struct npg_table *t, const struct npg_table_block **b)
+{
+	*b = t->first;
+	return *b ? row_at(b, (*b)->data) : NULL;
 }
 
 /* libsmartcols' count_column_width() for a column without flags that
@@ -102,8 +157,8 @@ static void put_cell(struct npg_buf *b, const struct npg_table *t, int c, size_t
 
 static int print_plain(struct npg_table *t, FILE *out)
 {
+	const struct npg_table_block *blk;
 	struct npg_buf b = { 0 };
-	const char *p = t->rows.data;
 	size_t *width = calloc((size_t)t->ncols, sizeof(*width));
 	int rc = 0;
 
@@ -114,7 +169,7 @@ static int print_plain(struct npg_table *t, FILE *out)
 		put_cell(&b, t, c, width[c], t->cols[c].name, strlen(t->cols[c].name));
 	}
 	npg_buf_putc(&b, '\n');
-	for (size_t r = 0; r < t->nrows && rc == 0; r++) {
+	for (const char *p = first_row(t, &blk); p; p = row_at(&blk, p)) {
 		for (int c = 0; c < t->ncols; c++) {
 			size_t len = strlen(p);
 
@@ -122,8 +177,8 @@ static int print_plain(struct npg_table *t, FILE *out)
 			p += len + 1;
 		}
 		npg_buf_putc(&b, '\n');
-		if (b.len >= FLUSH_AT)
-			rc = npg_buf_flush(&b, out);
+		if (b.len >= FLUSH_AT && (rc = npg_buf_flush(&b, out)) < 0)
+			break;
 	}
 	if (rc == 0)
 		rc = npg_buf_flush(&b, out);
@@ -137,7 +192,7 @@ static int print_plain(struct npg_table *t, FILE *out)
 static int print_scols(struct npg_table *t, FILE *out)
 {
 	struct libscols_table *tb = scols_new_table();
-	const char *p = t->rows.data;
+	const struct npg_table_block *blk;
 	int rc = 0;
 
 	if (!tb)
@@ -146,8 +201,8 @@ static int print_scols(struct npg_table *t, FILE *out)
 		if (!scols_table_new_column(tb, t->cols[c].name, (double)t->cols[c].whint,
 					    t->cols[c].right ? SCOLS_FL_RIGHT : 0))
 			rc = -1;
-	for (size_t r = 0; r < t->nrows && rc == 0; r++) {
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+	for (const char *p = first_row(t, &blk); p; p = row_at(&blk, p)) {
+		struct libscols_line *ln = rc ? NULL : scols_table_new_line(tb, NULL);
 
 		if (!ln) {
 			rc = -1;
@@ -177,8 +232,14 @@ int npg_table_print(struct npg_table *t, FILE *out)
 
 void npg_table_free(struct npg_table *t)
 {
+	while (t->first) {
+		struct npg_table_block *next = t->first->next;
+
+		free(t->first);
+		t->first = next;
+	}
 	free(t->cols);
 	free(t->widest);
-	npg_buf_free(&t->rows);
+	free(t->len);
 	memset(t, 0, sizeof(*t));
 }

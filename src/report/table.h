@@ -17,9 +17,10 @@
 #define NPG_REPORT_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
-#include "report/buf.h"
+struct npg_table_block;
 
 struct npg_table_column {
 	const char *name;
@@ -33,7 +34,11 @@ struct npg_table {
 	size_t *widest;		/* per column, the longest cell so far, in bytes */
 	bool plain;		/* every cell so far printable ASCII without "\x" */
 	size_t nrows;
-	struct npg_buf rows;	/* each row: ncols cells, each ending in a NUL */
+	/* the rows, each ncols cells ending in a NUL, in blocks filled in
+	 * turn (a row is never split): growing one buffer copied it over
+	 * and over */
+	struct npg_table_block *first, *last;
+	size_t *len;		/* [ncols]: the row being added */
 };
 
 /* 0, or -1 when out of memory (npg_table_free() in either case) */
