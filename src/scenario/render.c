@@ -7,6 +7,37 @@
 
 #include "scenario/scenario.h"
 
+/*
+ * snprintf(buf, len, "%s", s) and "%ld" without the format machinery: a
+ * run renders a result for every statement and policy, and snprintf() of
+ * a constant was most of what rendering cost. @s is never NULL here.
+ */
+static void render_text(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (len == 0)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
+static void render_long(char *buf, size_t len, long v)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	render_text(buf, len, p);
+}
+
 /* uids by user name; gids by group name, else by the user of that number */
 void npg_render_uid(const struct npg_scenario *sc, npg_id id, bool gid, char *buf, size_t len)
 {
@@ -19,7 +50,7 @@ void npg_render_uid(const struct npg_scenario *sc, npg_id id, bool gid, char *bu
 		if (sc->names[i].id == id)
 			name = sc->names[i].name;
 	if (name)
-		snprintf(buf, len, "%s", name);
+		render_text(buf, len, name);
 	else if (id == NPG_ID_NONE)
 		snprintf(buf, len, "-1");
 	else
@@ -29,7 +60,7 @@ void npg_render_uid(const struct npg_scenario *sc, npg_id id, bool gid, char *bu
 void npg_render_limit(uint64_t v, char *buf, size_t len)
 {
 	if (v == NPG_RLIM_INFINITY)
-		snprintf(buf, len, "unlimited");
+		render_text(buf, len, "unlimited");
 	else
 		snprintf(buf, len, "%" PRIu64, v);
 }
@@ -58,12 +89,12 @@ void npg_render_result(const struct npg_scenario *sc, const struct npg_stmt *st,
 
 	switch (r.kind) {
 	case NPG_R_OK:
-		snprintf(buf, len, "ok");
+		render_text(buf, len, "ok");
 		break;
 	case NPG_R_ERRNO:
 		name = strerrorname_np((int)r.value);
 		if (name)
-			snprintf(buf, len, "%s", name);
+			render_text(buf, len, name);
 		else
 			snprintf(buf, len, "errno %ld", r.value);
 		break;
@@ -74,16 +105,16 @@ void npg_render_result(const struct npg_scenario *sc, const struct npg_stmt *st,
 		snprintf(buf, len, "killed %s", npg_signal_name((int)r.value, sig, sizeof(sig)));
 		break;
 	case NPG_R_RUNNING:
-		snprintf(buf, len, "running");
+		render_text(buf, len, "running");
 		break;
 	case NPG_R_DEAD:
-		snprintf(buf, len, "dead");
+		render_text(buf, len, "dead");
 		break;
 	case NPG_R_UNREPRODUCIBLE:
-		snprintf(buf, len, "unreproducible");
+		render_text(buf, len, "unreproducible");
 		break;
 	case NPG_R_SUSPENDED:
-		snprintf(buf, len, "suspended");
+		render_text(buf, len, "suspended");
 		break;
 	}
 }
@@ -111,7 +142,7 @@ void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
 
 	switch (st->check) {
 	case NPG_CHECK_COUNT:
-		snprintf(buf, len, "%ld", count);
+		render_long(buf, len, count);
 		break;
 	case NPG_CHECK_UIDS:
 		render_ids(sc, &t->cred.uid, false, buf, len);
@@ -132,21 +163,21 @@ void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
 		npg_render_uid(sc, t->cred.uid.fs, false, buf, len);
 		break;
 	case NPG_CHECK_FLAG:
-		snprintf(buf, len, "%s", t->nproc_exceeded ? "set" : "clear");
+		render_text(buf, len, t->nproc_exceeded ? "set" : "clear");
 		break;
 	case NPG_CHECK_STATE:
-		snprintf(buf, len, "%s", state_names[t->state]);
+		render_text(buf, len, state_names[t->state]);
 		break;
 	case NPG_CHECK_EXIT:
 		if (t->state != NPG_TASK_ZOMBIE && t->state != NPG_TASK_REAPED)
-			snprintf(buf, len, "none");
+			render_text(buf, len, "none");
 		else if (t->exit_signal)
 			snprintf(buf, len, "killed %s", npg_signal_name(t->exit_signal, a, sizeof(a)));
 		else
 			snprintf(buf, len, "exited %d", t->exit_code);
 		break;
 	case NPG_CHECK_CAP:
-		snprintf(buf, len, "%s", npg_cap_has(t->cred.cap_effective, st->cap) ? "yes" : "no");
+		render_text(buf, len, npg_cap_has(t->cred.cap_effective, st->cap) ? "yes" : "no");
 		break;
 	case NPG_CHECK_NPROC:
 		npg_render_limit(t->nproc_cur, a, sizeof(a));
@@ -154,27 +185,27 @@ void npg_render_check(const struct npg_scenario *sc, const struct npg_stmt *st,
 		snprintf(buf, len, "%s %s", a, b);
 		break;
 	case NPG_CHECK_NO_NEW_PRIVS:
-		snprintf(buf, len, "%s", t->no_new_privs ? "yes" : "no");
+		render_text(buf, len, t->no_new_privs ? "yes" : "no");
 		break;
 	case NPG_CHECK_USERNS:
 		if (t->cred.userns > 0 && t->cred.userns <= sc->nuserns)
-			snprintf(buf, len, "%s", sc->userns[t->cred.userns - 1].name);
+			render_text(buf, len, sc->userns[t->cred.userns - 1].name);
 		else
-			snprintf(buf, len, "initial");
+			render_text(buf, len, "initial");
 		break;
 	case NPG_CHECK_TRACER:
 		/* the view's tracer is the link /proc shows (TracerPid) */
 		if (t->tracer > 0 && t->tracer <= sc->ntasks)
-			snprintf(buf, len, "%s", sc->tasks[t->tracer - 1].name);
+			render_text(buf, len, sc->tasks[t->tracer - 1].name);
 		else
-			snprintf(buf, len, "none");
+			render_text(buf, len, "none");
 		break;
 	case NPG_CHECK_DUMPABLE:
 		/* an exited task has no mm, so no dumpability */
 		if (t->state == NPG_TASK_RUNNING)
 			snprintf(buf, len, "%d", t->dumpable);
 		else
-			snprintf(buf, len, "none");
+			render_text(buf, len, "none");
 		break;
 	}
 }
