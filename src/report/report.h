@@ -1,9 +1,9 @@
 /*
  * Reports of a run: text (trace or side-by-side table), JSON, TAP. They
  * are sinks of the runner: JSON and TAP are written statement by statement
- * as the run goes; the text table keeps one row of cell strings per
- * statement (libsmartcols needs every row to size its columns) and is
- * printed when the run ends.
+ * as the run goes, one fwrite() each; the text table keeps one compact row
+ * of cell strings per statement (a column is as wide as its widest cell,
+ * known only when the run ends: table.h) and is printed when the run ends.
  */
 #ifndef NPG_REPORT_REPORT_H
 #define NPG_REPORT_REPORT_H

@@ -3,7 +3,10 @@
  * when it ends, byte for byte as libsmartcols prints them (util-linux
  * 2.38's scols_print_table() of a table whose columns have absolute width
  * hints and no flag but SCOLS_FL_RIGHT). A column's width depends on
- * every row, so nothing can be printed before the last one.
+ * every row, so nothing can be printed before the last one: a policy's
+ * column is as wide as its header unless a cell is wider, and a failed
+ * expectation's cell ("ok (want EAGAIN)", 10 columns at least) is wider
+ * than most headers -- whether one fails is what the run finds out.
  *
  * When every cell and header is printable ASCII without a "\x" (which
  * libsmartcols would escape), a cell's width is its length and the table
