@@ -161,20 +161,28 @@ char *npg_parse_stmt_text(const struct parser *p, int from, int to)
 /*
  * A statement is 432 bytes, so a long file's array is tens of MB, touched
  * once page by page as it fills: with 4 KiB pages the faults were half of
- * the time a 100,000-statement file took to parse. It is allocated once
- * for the file's lines (a line holds one statement at most; pages never
- * touched cost nothing) and asks for transparent huge pages, which the
- * kernel gives where THP is "madvise" or "always" and ignores otherwise.
+ * the time a 100,000-statement file took to parse. It is allocated once,
+ * for the lines that hold something other than blanks and a comment (a
+ * line holds one statement at most), and asks for transparent huge pages,
+ * which the kernel gives where THP is "madvise" or "always" and ignores
+ * otherwise.
  */
 void npg_parse_reserve_stmts(struct parser *p, const char *text, size_t len)
 {
 	const uintptr_t huge = 2u << 20;
-	size_t lines = 1;
+	size_t lines = 0;
+	bool blank = true;
 	uintptr_t start, end;
 
-	for (const char *nl = text; (nl = memchr(nl, '\n', len - (size_t)(nl - text))); nl++)
-		lines++;
-	if (lines > INT_MAX / 2)
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n') {
+			blank = true;
+		} else if (blank && text[i] != ' ' && text[i] != '\t' && text[i] != '\r') {
+			blank = false;
+			lines += text[i] != '#';
+		}
+	}
+	if (lines == 0 || lines > INT_MAX / 2)
 		return;	/* npg_parse_new_stmt() grows it as it goes */
 	p->sc->stmts = npg_parse_calloc(lines, sizeof(*p->sc->stmts));
 	p->stmt_cap = (int)lines;
