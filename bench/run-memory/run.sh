@@ -9,8 +9,9 @@
 # format and size, the peak, the peer's peak, the ratio, and the growth in
 # bytes per statement between the two sizes. JSON and TAP are written as
 # the run goes: what still grows with the statements is the parsed
-# scenario (struct npg_stmt and its expectations, about 550 bytes each);
-# the text table also keeps one row of cell strings per statement.
+# scenario (struct npg_stmt, 432 bytes, its text and its expectations,
+# about 550 bytes in all); the text table also keeps a row of its cells'
+# bytes per statement (about 20 more).
 # Set SIZES to change the sizes (statements), FORMATS the formats.
 set -eu
 cd "$(dirname "$0")"
@@ -24,18 +25,6 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 [ -x "$TIME" ] || { echo "bench/run-memory: needs GNU time (apt-get install time)"; exit 1; }
 [ -x "$NPG" ] || { echo "bench/run-memory: no $NPG (make first, or set NPG)"; exit 1; }
 
-# N statements: one fork, then limits and counts alternately, every one
-# with an expectation, under all eight policies
-scenario() {
-	echo 'scenario "long"'
-	echo 'user root 0'
-	echo 'user www 1000 procs 1'
-	echo 'task daemon uid root'
-	echo 'daemon: fork a => ok'
-	yes 'a: setrlimit nproc 5 5 => ok
-check count www => 1' | head -n "$(($1 - 1))"
-}
-
 # peak RSS in KB of a command, its output discarded
 peak() {
 	"$TIME" -f %M -o "$TMP/rss" "$@" >/dev/null 2>"$TMP/err" || {
@@ -45,7 +34,7 @@ peak() {
 
 printf '%-6s %10s %12s %12s %8s %14s\n' FORMAT STATEMENTS "RUN KB" "SORT KB" RATIO "BYTES/STMT"
 for n in $SIZES; do
-	scenario "$n" >"$TMP/s$n.npg"
+	sh ../lib/long-scenario.sh "$n" >"$TMP/s$n.npg"
 done
 for f in $FORMATS; do
 	prev_n= prev_kb=

@@ -9,8 +9,9 @@
 # Each figure is the median of RUNS runs (timeit: posix_spawn, stdout to
 # the file); the CPU time (user + system) is printed beside the wall time,
 # since other jobs on a shared machine stretch the wall time more.
-# The scenario is bench/run-memory's: one fork, then limits and counts
-# alternately, every statement with an expectation, all of them held.
+# The scenario is bench/run-memory's (lib/long-scenario.sh): one fork,
+# then limits and counts alternately, every statement with an expectation,
+# all of them held.
 # Set STATEMENTS (default 100000), RUNS (3), FORMATS ("text tap json"),
 # POLICIES ("linux-3.1 all": a policy list for -p each).
 set -eu
@@ -26,15 +27,7 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 [ -x "$NPG" ] || { echo "bench/run-throughput: no $NPG (make first, or set NPG)"; exit 1; }
 cc -O2 -o "$TMP/timeit" ../lib/timeit.c
 
-{
-	echo 'scenario "long"'
-	echo 'user root 0'
-	echo 'user www 1000 procs 1'
-	echo 'task daemon uid root'
-	echo 'daemon: fork a => ok'
-	yes 'a: setrlimit nproc 5 5 => ok
-check count www => 1' | head -n "$((STATEMENTS - 1))"
-} >"$TMP/long.npg"
+sh ../lib/long-scenario.sh "$STATEMENTS" >"$TMP/long.npg"
 
 # policies LIST: how many a -p LIST names
 policies() {
