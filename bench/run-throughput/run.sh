@@ -42,9 +42,10 @@ printf '%-6s %-10s %12s %9s %9s %14s %14s %9s %9s %7s %7s\n' FORMAT POLICIES \
 for p in $POLICIES; do
 	n=$(policies "$p")
 	for f in $FORMATS; do
-		set -- $("$TMP/timeit" -c -o "$TMP/out" "$RUNS" "$NPG" run -p "$p" -f "$f" "$TMP/long.npg")
+		set -- $("$TMP/timeit" -c -o "$TMP/out" "$RUNS" "$NPG" run -p "$p" -f "$f" "$TMP/long.npg") ||
+			exit 1
 		run_ms=$1 run_cpu=$2
-		set -- $(LC_ALL=C "$TMP/timeit" -c -o "$TMP/sorted" "$RUNS" sort "$TMP/long.npg")
+		set -- $(LC_ALL=C "$TMP/timeit" -c -o "$TMP/sorted" "$RUNS" sort "$TMP/long.npg") || exit 1
 		sort_ms=$1 sort_cpu=$2
 		awk -v f="$f" -v p="$p" -v steps="$((STATEMENTS * n))" -v ms="$run_ms" -v cpu="$run_cpu" \
 			-v sms="$sort_ms" -v scpu="$sort_cpu" 'BEGIN {
