@@ -69,11 +69,10 @@ void npg_parse_check(struct parser *p)
 	}
 	if (!npg_parse_expect_end(p, i, arrow))
 		goto bad;
-	st->text = npg_parse_stmt_text(p, 1, arrow);
+	st->text = npg_parse_keep_text(p, 1, arrow);
 	if (arrow < p->ntok && !npg_parse_expect(p, st, arrow))
 		goto bad;
 	npg_parse_commit_stmt(p);
-	return;
 bad:
-	npg_parse_discard_stmt(p, st);
+	return;	/* what the statement kept goes with the scenario */
 }

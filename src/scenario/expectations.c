@@ -303,51 +303,45 @@ bool npg_parse_expect(struct parser *p, struct npg_stmt *st, int arrow)
 			end++;
 		}
 		if (colon >= 0 && !parse_policy_list(p, i, colon, &mask))
-			goto fail;
+			return false;
 		if (mask & seen) {
 			npg_parse_error(p, p->tok[i].col, "a policy has two expectations");
-			goto fail;
+			return false;
 		}
 		if (!mask && have_default) {
 			npg_parse_error(p, p->tok[i].col, "two default expectations (prefix one with POLICY:)");
-			goto fail;
+			return false;
 		}
 		int vfrom = colon >= 0 ? colon + 1 : i;
 
 		if (vfrom >= end) {
 			npg_parse_error(p, vfrom < p->ntok ? p->tok[vfrom].col : npg_parse_end_col(p),
 					"missing expected value");
-			goto fail;
+			return false;
 		}
 		p->expecting = true;
 		good = st->kind == NPG_STMT_STEP ? parse_step_value(p, st, vfrom, end, buf, sizeof(buf))
 						 : parse_check_value(p, st, vfrom, end, buf, sizeof(buf));
 		p->expecting = false;
 		if (!good)
-			goto fail;
+			return false;
 		/* each policy once, and one default: NPG_NPOLICIES + 1 at most */
-		alt[nalt++] = (struct npg_expect_alt){
-			.mask = mask, .text = strdup(buf), .line = p->line, .col = p->tok[i].col };
-		if (!alt[nalt - 1].text) {
-			perror("nprocguard");
-			exit(2);
-		}
+		alt[nalt] = (struct npg_expect_alt){
+			.mask = mask, .text = npg_parse_keep(p, strlen(buf) + 1), .line = p->line,
+			.col = p->tok[i].col };
+		strcpy(alt[nalt++].text, buf);
 		seen |= mask;
 		have_default |= !mask;
 		if (end < p->ntok && end + 1 >= p->ntok) {
 			npg_parse_error(p, p->tok[end].col, "nothing after '|'");
-			goto fail;
+			return false;
 		}
 		i = end + 1;
 	}
-	st->expect.alt = npg_parse_calloc((size_t)nalt, sizeof(*st->expect.alt));
+	st->expect.alt = npg_parse_keep(p, (size_t)nalt * sizeof(*st->expect.alt));
 	memcpy(st->expect.alt, alt, (size_t)nalt * sizeof(*alt));
 	st->expect.nalt = nalt;
 	return true;
-fail:
-	while (nalt > 0)
-		free(alt[--nalt].text);
-	return false;
 }
 
 const char *npg_expect_for(const struct npg_expect *e, int pi)

@@ -73,11 +73,15 @@ bool npg_parse_expect_end(struct parser *p, int i, int end);
 bool npg_parse_valid_identifier(const struct npg_token *t);
 int npg_parse_find_arrow(const struct parser *p);
 char *npg_parse_stmt_text(const struct parser *p, int from, int to);
+/* @n bytes, aligned for any object, that live as long as the scenario */
+void *npg_parse_keep(struct parser *p, size_t n);
+/* Tokens [@from, @to) as written, kept as long as the scenario */
+char *npg_parse_keep_text(struct parser *p, int from, int to);
+void npg_scenario_free_blocks(struct npg_scenario *sc);
 /* Room for a statement per line of @text, at once */
 void npg_parse_reserve_stmts(struct parser *p, const char *text, size_t len);
 struct npg_stmt *npg_parse_new_stmt(struct parser *p, enum npg_stmt_kind kind);
 void npg_parse_commit_stmt(struct parser *p);
-void npg_parse_discard_stmt(struct parser *p, struct npg_stmt *st);
 
 /* --- values.c --- */
 

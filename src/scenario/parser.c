@@ -175,12 +175,7 @@ void npg_scenario_free(struct npg_scenario *sc)
 {
 	if (!sc)
 		return;
-	for (int i = 0; i < sc->nstmts; i++) {
-		free(sc->stmts[i].text);
-		for (int k = 0; k < sc->stmts[i].expect.nalt; k++)
-			free(sc->stmts[i].expect.alt[k].text);
-		free(sc->stmts[i].expect.alt);
-	}
+	npg_scenario_free_blocks(sc);	/* the statements' texts and expectations */
 	for (int i = 0; i < sc->ntasks; i++)
 		free(sc->tasks[i].name);
 	for (int i = 0; i < sc->nnames; i++)

@@ -166,6 +166,9 @@ struct npg_scenario {
 	struct npg_task_decl *tasks;
 	int nstmts;
 	struct npg_stmt *stmts;
+	/* where the statements' texts and expectations live: blocks freed
+	 * with the scenario (cursor.c) */
+	struct npg_scenario_block *blocks;
 };
 
 /*

@@ -116,7 +116,7 @@ void npg_parse_step(struct parser *p)
 	st->op.glibc = opi == 3;
 	if (!vfork_allows(p, st->task, spec->code, st->op.glibc))
 		goto bad;
-	st->text = npg_parse_stmt_text(p, 2, arrow);
+	st->text = npg_parse_keep_text(p, 2, arrow);
 	if (!npg_parse_op(p, st, spec, opi + 1, arrow))
 		goto bad;
 	if (arrow < p->ntok && !npg_parse_expect(p, st, arrow))
@@ -125,7 +125,6 @@ void npg_parse_step(struct parser *p)
 	if (st->op.code == NPG_OP_EXIT)
 		mark_dead(p, st->task);
 	npg_parse_commit_stmt(p);
-	return;
 bad:
-	npg_parse_discard_stmt(p, st);
+	return;	/* what the statement kept goes with the scenario */
 }
