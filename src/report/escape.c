@@ -110,6 +110,19 @@ void npg_json_string(FILE *out, const char *str)
 
 void npg_buf_json(struct npg_buf *b, const char *str)
 {
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t n = 0;
+
+	/* most strings of a report need no escape: one piece, quotes and all */
+	while (s[n] >= 0x20 && s[n] < 0x7f && s[n] != '"' && s[n] != '\\')
+		n++;
+	if (s[n] == '\0' && npg_buf_reserve(b, n + 2)) {
+		b->data[b->len++] = '"';
+		memcpy(b->data + b->len, s, n);
+		b->len += n;
+		b->data[b->len++] = '"';
+		return;
+	}
 	json_encode(str, put_buf, b);
 }
 

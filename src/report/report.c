@@ -131,6 +131,7 @@ void npg_report_discard_run(struct npg_report *r)
 	npg_text_discard(r);
 	npg_json_discard(r);
 	npg_buf_free(&r->buf);
+	npg_buf_free(&r->scratch);
 }
 
 void npg_report_mismatches(FILE *out, const struct npg_run *run, int s,

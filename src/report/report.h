@@ -33,6 +33,7 @@ struct npg_report {
 	int tap_number;		/* TAP numbering continues across runs */
 	bool json_started;	/* a run is already in the JSON document */
 	struct npg_buf buf;	/* TAP and JSON: the statement being written */
+	struct npg_buf scratch;	/* TAP: what its lines share */
 	struct npg_json *json;	/* JSON: the run's keys, encoded once */
 	/* text: the table being filled, and the mismatch lines held back
 	 * until it is printed (so they follow it, as they did) */
