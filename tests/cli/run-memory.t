@@ -3,16 +3,9 @@
 # or a clean "out of memory" (exit 2), never a signal.
 . "$(dirname "$0")/lib.sh"
 
-# 100,000 statements, each with an expectation, run under all eight policies
-{
-	echo 'scenario "long"'
-	echo 'user root 0'
-	echo 'user www 1000 procs 1'
-	echo 'task daemon uid root'
-	echo 'daemon: fork a => ok'
-	yes 'a: setrlimit nproc 5 5 => ok
-check count www => 1' | head -n 99999
-} >"$TMP/long.npg"
+# 100,000 statements, each with an expectation, run under all eight
+# policies: bench/run-memory's scenario
+sh "$TOP/bench/lib/long-scenario.sh" 100000 >"$TMP/long.npg"
 
 # ulimit_run KB FORMAT: run under `ulimit -v KB`; success, or exit 1/2 with
 # an out-of-memory message; a signal (status > 128) fails

@@ -164,6 +164,23 @@ static bool same(const char *what, const char *s, const char *want, size_t want_
 	return false;
 }
 
+/* @file_new (to a stream) and @buf_new (into @b) write what @ref wrote of @s */
+static bool agree(const char *what, void (*ref)(FILE *, const char *),
+		  void (*file_new)(FILE *, const char *),
+		  void (*buf_new)(struct npg_buf *, const char *), struct npg_buf *b, const char *s)
+{
+	size_t want_len, got_len;
+	char *want = to_stream(ref, s, &want_len), *got = to_stream(file_new, s, &got_len);
+	bool ok = same(what, s, want, want_len, got, got_len);
+
+	b->len = 0;
+	buf_new(b, s);
+	ok = ok && same(what, s, want, want_len, b->data, b->len);
+	free(want);
+	free(got);
+	return ok;
+}
+
 int main(void)
 {
 	struct npg_buf b = { 0 };
@@ -174,27 +191,9 @@ int main(void)
 	char s[256];
 
 	for (int i = 0; i < 20000 && json_ok && safe_ok; i++) {
-		size_t want_len, got_len;
-		char *want, *got;
-
 		random_string(s, sizeof(s));
-		want = to_stream(ref_json_string, s, &want_len);
-		got = to_stream(json_file, s, &got_len);
-		json_ok = same("npg_json_string", s, want, want_len, got, got_len);
-		b.len = 0;
-		npg_buf_json(&b, s);
-		json_ok = json_ok && same("npg_buf_json", s, want, want_len, b.data, b.len);
-		free(want);
-		free(got);
-
-		want = to_stream(ref_safe, s, &want_len);
-		got = to_stream(safe_file, s, &got_len);
-		safe_ok = same("npg_safe_fputs", s, want, want_len, got, got_len);
-		b.len = 0;
-		npg_buf_safe(&b, s);
-		safe_ok = safe_ok && same("npg_buf_safe", s, want, want_len, b.data, b.len);
-		free(want);
-		free(got);
+		json_ok = agree("JSON", ref_json_string, json_file, npg_buf_json, &b, s);
+		safe_ok = agree("safe text", ref_safe, safe_file, npg_buf_safe, &b, s);
 	}
 	tap_ok(json_ok, "JSON strings of 20,000 random byte strings as one character at a time wrote them");
 	tap_ok(safe_ok, "terminal-safe text of 20,000 random byte strings as one character at a time wrote it");
