@@ -52,8 +52,8 @@ PRIVDROP_PIC := $(PRIVDROP_SRC:%.c=$(BUILD)/pic/%.o)
 HARDEN_SO    := $(BUILD)/libnprocguard-harden.so
 AUDIT_BIN    := $(patsubst tests/audit/%.c,$(BUILD)/tests/audit/%,$(wildcard tests/audit/*.c))
 
-.PHONY: all check test demo install clean fuzz conform deps kernels kselftest seed-kernels floors \
-        identify-probes
+.PHONY: all check test demo install clean fuzz fuzz-build fuzz-merge conform deps kernels kselftest \
+        seed-kernels floors identify-probes
 
 all: $(BIN) $(UNIT_BIN) $(BUILD)/tests/inject $(PRIVDROP_A) $(PRIVDROP_SO) $(HARDEN_SO) $(AUDIT_BIN)
 
@@ -234,16 +234,70 @@ kernels: $(BIN)
 seed-kernels:
 	@tools/seed-kernels.sh
 
-# libFuzzer on the scenario parser (clang); FUZZ_SECONDS bounds a run.
+# libFuzzer (clang), one harness per reader of outside input: fuzz/fuzz-NAME.c,
+# its corpus in fuzz/corpus/NAME/, its dictionary fuzz/NAME.dict if any, and
+# the inputs of bugs it found in fuzz/regress/NAME/. `make fuzz` runs each
+# harness for FUZZ_SECONDS under ASan and UBSan (FUZZ_TARGETS picks some);
+# `make fuzz-merge` minimizes each corpus (-merge=1). Every build makes each
+# harness without libFuzzer too ($(BUILD)/fuzz/replay-NAME, fuzz/replay.c):
+# `make check` replays every corpus and regression input (tests/cli/fuzz.t).
+FUZZ_NAMES   := $(patsubst fuzz/fuzz-%.c,%,$(wildcard fuzz/fuzz-*.c))
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SECONDS ?= 60
-fuzz:
-	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
-	  CFLAGS='-O1 -g -fsanitize=fuzzer-no-link,address,undefined' build-fuzz/libnprocguard.a
-	clang $(WARN) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
-	  -o build-fuzz/fuzz-parser fuzz/fuzz-parser.c build-fuzz/libnprocguard.a $(LDLIBS)
-	mkdir -p fuzz/corpus
-	build-fuzz/fuzz-parser -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-	  -dict=fuzz/scenario.dict fuzz/corpus scenarios/article scenarios/regression
+FUZZ_BUILD   := build-fuzz
+FUZZ_SAN     := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_HDRS    := $(wildcard fuzz/*.h)
+# the longest input each takes, and where it finds seeds besides its corpus
+FUZZ_LEN_parser  := 4096
+FUZZ_SEEDS_parser := scenarios/article scenarios/regression
+FUZZ_LEN_record  := 16384
+FUZZ_LEN_stream  := 4096
+FUZZ_LEN_wire    := 8192
+FUZZ_LEN_kst-wire := 8192
+FUZZ_REPLAY  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay-%)
+
+all: $(FUZZ_REPLAY)
+
+$(BUILD)/fuzz/replay-%: fuzz/fuzz-%.c fuzz/replay.c $(FUZZ_HDRS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(LIBA) $(LDLIBS)
+
+# the runtime's wire alone, compiled as an export compiles it (no -Isrc)
+$(BUILD)/fuzz/replay-kst-wire: fuzz/fuzz-kst-wire.c fuzz/replay.c $(FUZZ_HDRS) $(KST_RUNTIME)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -I$(KST_DIR) $(CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(KST_DIR)/npg_kst_wire.c
+
+$(FUZZ_BUILD)/fuzz-%: fuzz/fuzz-%.c $(FUZZ_HDRS) $(FUZZ_BUILD)/libnprocguard.a
+	clang $(WARN) $(CPPFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libnprocguard.a $(LDLIBS)
+
+$(FUZZ_BUILD)/fuzz-kst-wire: fuzz/fuzz-kst-wire.c $(FUZZ_HDRS) $(KST_RUNTIME)
+	@mkdir -p $(dir $@)
+	clang $(WARN) -I$(KST_DIR) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(KST_DIR)/npg_kst_wire.c
+
+define FUZZ_RUN
+mkdir -p fuzz/corpus/$(1)
+$(FUZZ_BUILD)/fuzz-$(1) -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_LEN_$(1)) \
+  $(if $(wildcard fuzz/$(1).dict),-dict=fuzz/$(1).dict) fuzz/corpus/$(1) $(wildcard fuzz/regress/$(1)) $(FUZZ_SEEDS_$(1))
+
+endef
+
+define FUZZ_MERGE
+rm -rf $(FUZZ_BUILD)/merge-$(1) && mkdir -p $(FUZZ_BUILD)/merge-$(1)
+$(FUZZ_BUILD)/fuzz-$(1) -merge=1 -max_len=$(FUZZ_LEN_$(1)) $(FUZZ_BUILD)/merge-$(1) fuzz/corpus/$(1)
+rm -rf fuzz/corpus/$(1) && mv $(FUZZ_BUILD)/merge-$(1) fuzz/corpus/$(1)
+
+endef
+
+fuzz-build:
+	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang \
+	  CFLAGS='$(FUZZ_SAN) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libnprocguard.a
+	$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
+
+fuzz: fuzz-build
+	$(foreach t,$(FUZZ_TARGETS),$(call FUZZ_RUN,$(t)))
+
+fuzz-merge: fuzz-build
+	$(foreach t,$(FUZZ_TARGETS),$(call FUZZ_MERGE,$(t)))
 
 LIBDIR    ?= $(PREFIX)/lib
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
