@@ -37,14 +37,24 @@ int kst_send_msg(int sock, const struct msg *m, int fd)
 	return n == (ssize_t)sizeof(*m) ? 0 : -1;
 }
 
-/* 1, 0 on EOF, -1 on error; *fd an attached descriptor or -1 */
+/*
+ * 1, 0 on EOF (an empty datagram too), -1 on error; *fd an attached
+ * descriptor or -1. Every descriptor that comes is closed here but the one
+ * a whole message carries for a caller that takes it: a datagram of
+ * another size (a longer one is cut: MSG_TRUNC) or with more than one
+ * descriptor is no message (EPROTO).
+ */
 int kst_recv_msg(int sock, struct msg *m, int *fd)
 {
 	struct iovec iov = { m, sizeof(*m) };
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+			    .msg_controllen = sizeof(cbuf.buf) };
 	struct cmsghdr *c;
+	int got = -1, extra = 0;
 	ssize_t n;
 
 	if (fd)
@@ -52,23 +62,31 @@ int kst_recv_msg(int sock, struct msg *m, int *fd)
 	do
 		n = recvmsg(sock, &h, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return (int)n;
+	if (n < 0)
+		return -1;
 	for (c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
-		int got;
-
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
-		memcpy(&got, CMSG_DATA(c), sizeof(int));
-		if (fd)
-			*fd = got;
-		else
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int d;
+
+			memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (got < 0)
+				got = d;
+			else
+				close(d), extra++;
+		}
+	}
+	if (n == 0 || n != (ssize_t)sizeof(*m) || extra || (h.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (got >= 0)
 			close(got);
-	}
-	if (n != (ssize_t)sizeof(*m)) {
 		errno = EPROTO;
-		return -1;
+		return n == 0 ? 0 : -1;
 	}
+	if (fd)
+		*fd = got;
+	else if (got >= 0)
+		close(got);
 	return 1;
 }
 
