@@ -428,6 +428,12 @@ static int put_program(FILE *f, const struct npg_scenario *sc, const struct carr
 
 /* --- the Makefile: standalone, or in a kernel tree's tools/testing/selftests --- */
 
+/* What the files beside the programs are written from: the programs' names */
+struct export_ctx {
+	char (*names)[PROGRAM_MAX];
+	int n;
+};
+
 /* The names of the runtime's files that end in @suffix (".c", ".h"), each after a space */
 static void put_runtime_files(FILE *f, const char *suffix)
 {
@@ -439,7 +445,33 @@ static void put_runtime_files(FILE *f, const char *suffix)
 	}
 }
 
-static void put_makefile(FILE *f, char (*names)[PROGRAM_MAX], int n)
+/*
+ * The standalone Makefile's own targets, each with its rule (the first is
+ * the default goal): its .PHONY line, and the names no program may take,
+ * are made of this table.
+ */
+static const struct {
+	const char *name, *rule;
+} make_targets[] = {
+	{ "all", "all: $(PROGS)\n\n" },
+	{ "run_tests",
+	  "# each program in turn; the summary says how many passed, failed, skipped\n"
+	  "run_tests: all\n"
+	  "\t@pass=0; fail=0; skip=0; for t in $(PROGS); do \\\n"
+	  "\t\t$$t; rc=$$?; \\\n"
+	  "\t\tif [ $$rc -eq 0 ]; then pass=$$((pass + 1)); \\\n"
+	  "\t\telif [ $$rc -eq 4 ]; then skip=$$((skip + 1)); \\\n"
+	  "\t\telse fail=$$((fail + 1)); echo \"# $$t: exit status $$rc\"; fi; \\\n"
+	  "\tdone; echo \"# $$pass passed, $$fail failed, $$skip skipped\"; [ $$fail -eq 0 ]\n\n" },
+	{ "clean", "clean:\n\trm -f $(PROGS) $(RUNTIME_OBJS)\n\n" },
+};
+
+#define NTARGETS (sizeof(make_targets) / sizeof(make_targets[0]))
+
+/* The files besides the programs that kselftest installs with them (TEST_FILES) */
+static void put_test_files(FILE *f);
+
+static int put_makefile(FILE *f, const struct export_ctx *x)
 {
 	fputs("# SPDX-License-Identifier: GPL-2.0\n"
 	      "# Kernel selftests of nprocguard scenario files, written by nprocguard export\n"
@@ -455,10 +487,11 @@ static void put_makefile(FILE *f, char (*names)[PROGRAM_MAX], int n)
 	fputs("\nRUNTIME_HDRS :=", f);
 	put_runtime_files(f, ".h");
 	fputs("\n\nTEST_GEN_PROGS :=", f);
-	for (int i = 0; i < n; i++)
-		fprintf(f, " %s", names[i]);
-	fputs("\nTEST_FILES := settings\n"
-	      "LOCAL_HDRS += $(RUNTIME_HDRS)\n\n"
+	for (int i = 0; i < x->n; i++)
+		fprintf(f, " %s", x->names[i]);
+	fputs("\nTEST_FILES :=", f);
+	put_test_files(f);
+	fputs("\nLOCAL_HDRS += $(RUNTIME_HDRS)\n\n"
 	      "STATIC ?= 1\n"
 	      "CFLAGS += -O2 -Wall -D_GNU_SOURCE -pthread\n"
 	      "LDLIBS += -pthread\n"
@@ -472,24 +505,121 @@ static void put_makefile(FILE *f, char (*names)[PROGRAM_MAX], int n)
 	      "else\n"
 	      "OUTPUT ?= .\n"
 	      "PROGS := $(addprefix $(OUTPUT)/,$(TEST_GEN_PROGS))\n"
-	      "RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(OUTPUT)/%.o)\n\n"
-	      "all: $(PROGS)\n\n"
-	      "$(RUNTIME_OBJS): $(OUTPUT)/%.o: %.c $(RUNTIME_HDRS)\n"
+	      "RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(OUTPUT)/%.o)\n\n", f);
+	fputs(make_targets[0].rule, f);
+	fputs("$(RUNTIME_OBJS): $(OUTPUT)/%.o: %.c $(RUNTIME_HDRS)\n"
 	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<\n\n"
 	      "$(OUTPUT)/%: %.c $(RUNTIME_HDRS) $(RUNTIME_OBJS)\n"
-	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(RUNTIME_OBJS) $(LDLIBS)\n\n"
-	      "# each program in turn; the summary says how many passed, failed, skipped\n"
-	      "run_tests: all\n"
-	      "\t@pass=0; fail=0; skip=0; for t in $(PROGS); do \\\n"
-	      "\t\t$$t; rc=$$?; \\\n"
-	      "\t\tif [ $$rc -eq 0 ]; then pass=$$((pass + 1)); \\\n"
-	      "\t\telif [ $$rc -eq 4 ]; then skip=$$((skip + 1)); \\\n"
-	      "\t\telse fail=$$((fail + 1)); echo \"# $$t: exit status $$rc\"; fi; \\\n"
-	      "\tdone; echo \"# $$pass passed, $$fail failed, $$skip skipped\"; [ $$fail -eq 0 ]\n\n"
-	      "clean:\n"
-	      "\trm -f $(PROGS) $(RUNTIME_OBJS)\n\n"
-	      ".PHONY: all run_tests clean\n"
-	      "endif\n", f);
+	      "\t$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(RUNTIME_OBJS) $(LDLIBS)\n\n", f);
+	for (size_t i = 1; i < NTARGETS; i++)
+		fputs(make_targets[i].rule, f);
+	fputs(".PHONY:", f);
+	for (size_t i = 0; i < NTARGETS; i++)
+		fprintf(f, " %s", make_targets[i].name);
+	fputs("\nendif\n", f);
+	return 0;
+}
+
+static int put_settings(FILE *f, const struct export_ctx *x)
+{
+	(void)x;
+	fputs(SETTINGS, f);
+	return 0;
+}
+
+/*
+ * The files the export writes besides the runtime's and the programs',
+ * after the programs (a run cut short leaves no Makefile that names a
+ * program not written). The names no program may take come from here.
+ */
+static const struct {
+	const char *name;
+	const char *what;	/* for a clash */
+	bool test_file;		/* installed with the programs (TEST_FILES) */
+	int (*put)(FILE *f, const struct export_ctx *x);
+} written[] = {
+	{ "settings", "kselftest's settings file", true, put_settings },
+	{ "Makefile", "the tests' Makefile", false, put_makefile },
+};
+
+#define NWRITTEN (sizeof(written) / sizeof(written[0]))
+
+static void put_test_files(FILE *f)
+{
+	for (size_t i = 0; i < NWRITTEN; i++)
+		if (written[i].test_file)
+			fprintf(f, " %s", written[i].name);
+}
+
+/* --- the names a program may not take --- */
+
+/*
+ * kselftest's lib.mk, which the Makefile includes in a kernel tree: the
+ * targets of its .PHONY line (tools/testing/selftests/lib.mk of 6.12;
+ * 6.1's lacks the last two), and the files of the test's directory its
+ * install rule copies ($(wildcard config settings)): kselftest-merge also
+ * reads a directory's config as a kernel configuration fragment.
+ */
+static const char *const libmk_targets[] = {
+	"run_tests", "all", "clean", "install", "emit_tests", "gen_mods_dir", "clean_mods_dir",
+};
+static const char *const libmk_files[] = { "config", "settings" };
+/* What make(1) reads as the makefile, the first it finds (GNU make's manual, 3.2) */
+static const char *const makefile_names[] = { "GNUmakefile", "makefile", "Makefile" };
+
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Whether program @prog clashes with something of the directory: the
+ * program or its source PROG.c would be written over a file the export
+ * writes, or its name is a make target or a file kselftest or make reads.
+ * Why goes into @why. (Program names hold no '.': the runtime's objects,
+ * STEM.o, never clash.)
+ */
+static bool name_clash(const char *prog, char *why, size_t len)
+{
+	size_t n = strlen(prog);
+
+	for (size_t i = 0; i < NWRITTEN; i++)
+		if (strcmp(written[i].name, prog) == 0) {
+			snprintf(why, len, "it would be built over '%s', %s, which the export writes",
+				 prog, written[i].what);
+			return true;
+		}
+	for (const struct npg_kst_runtime_file *r = npg_kst_runtime; r->name; r++)
+		if (strncmp(r->name, prog, n) == 0 && strcmp(r->name + n, ".c") == 0) {
+			snprintf(why, len, "its source '%s' would be written over the runtime's file "
+				 "of that name", r->name);
+			return true;
+		}
+	for (size_t i = 0; i < NTARGETS; i++)
+		if (strcmp(prog, make_targets[i].name) == 0) {
+			snprintf(why, len, "'%s' is a target of the Makefile the export writes", prog);
+			return true;
+		}
+	for (size_t i = 0; i < NELEMS(libmk_targets); i++)
+		if (strcmp(prog, libmk_targets[i]) == 0) {
+			snprintf(why, len, "'%s' is a target of kselftest's lib.mk, which the Makefile "
+				 "includes in a kernel tree", prog);
+			return true;
+		}
+	for (size_t i = 0; i < NELEMS(libmk_files); i++)
+		if (strcmp(prog, libmk_files[i]) == 0) {
+			snprintf(why, len, "'%s' is a file that kselftest's lib.mk installs from a "
+				 "test's directory and kselftest-merge reads as a kernel configuration",
+				 prog);
+			return true;
+		}
+	for (size_t i = 0; i < NELEMS(makefile_names); i++)
+		if (strcmp(prog, makefile_names[i]) == 0) {
+			snprintf(why, len, "make(1) would read a file named '%s' as the makefile", prog);
+			return true;
+		}
+	if (prog[0] == '-') {
+		snprintf(why, len, "it begins with '-': cc and make would take it for an option");
+		return true;
+	}
+	return false;
 }
 
 /* --- writing: each file whole, under a temporary name first --- */
@@ -555,17 +685,16 @@ static int put_program_arg(FILE *f, const void *arg)
 	return put_program(f, a->sc, a->p, a->fixed);
 }
 
-struct makefile_arg {
-	char (*names)[PROGRAM_MAX];
-	int n;
+struct written_arg {
+	const struct export_ctx *x;
+	int (*put)(FILE *f, const struct export_ctx *x);
 };
 
-static int put_makefile_arg(FILE *f, const void *arg)
+static int put_written(FILE *f, const void *arg)
 {
-	const struct makefile_arg *a = arg;
+	const struct written_arg *a = arg;
 
-	put_makefile(f, a->names, a->n);
-	return 0;
+	return a->put(f, a->x);
 }
 
 int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario *const *scs,
@@ -573,6 +702,7 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 {
 	char (*names)[PROGRAM_MAX] = calloc((size_t)n + 1, sizeof(*names));
 	struct carried p = { 0 };
+	struct export_ctx x = { names, n };
 	int rc = -1;
 
 	if (!names) {
@@ -585,7 +715,14 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 		for (int i = 0; i < NPG_NPOLICIES; i++)
 			p.index[p.n++] = i;
 	for (int i = 0; i < n; i++) {
+		char why[200];
+
 		program_name(scs[i]->file, names[i], sizeof(names[i]));
+		if (name_clash(names[i], why, sizeof(why))) {
+			fprintf(err, "nprocguard export: %s: program '%s': %s; rename the file\n",
+				scs[i]->file, names[i], why);
+			goto out;
+		}
 		for (int j = 0; j < i; j++)
 			if (strcmp(names[i], names[j]) == 0) {
 				fprintf(err, "nprocguard export: %s and %s would both be program '%s'\n",
@@ -605,8 +742,6 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 	for (const struct npg_kst_runtime_file *r = npg_kst_runtime; r->name; r++)
 		if (write_file(o->dir, r->name, r->start, (size_t)(r->end - r->start), err) < 0)
 			goto out;
-	if (write_file(o->dir, "settings", SETTINGS, strlen(SETTINGS), err) < 0)
-		goto out;
 	for (int i = 0; i < n; i++) {
 		struct program_arg a = { scs[i], &p, o->policy != NULL };
 		char file[PROGRAM_MAX + 4];
@@ -615,9 +750,10 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 		if (write_generated(o->dir, file, err, put_program_arg, &a) < 0)
 			goto out;
 	}
-	if (write_generated(o->dir, "Makefile", err, put_makefile_arg,
-			    &(struct makefile_arg){ names, n }) < 0)
-		goto out;
+	for (size_t i = 0; i < NWRITTEN; i++)
+		if (write_generated(o->dir, written[i].name, err, put_written,
+				    &(struct written_arg){ &x, written[i].put }) < 0)
+			goto out;
 	rc = 0;
 out:
 	free(names);

@@ -108,10 +108,104 @@ test_expect "two files that would make one program are refused" '
 	grep -q "would both be program .x." "$TMP/stderr" && test ! -e "$TMP/none"
 '
 
+# refused FILE...: export -o $TMP/none refuses, exit 2, nothing written
+refused() {
+	expect_exit 2 "$NPG" export -o "$TMP/none" "$@" && test ! -e "$TMP/none"
+}
+
+test_expect "a program named as a file the export writes is refused, saying which; nothing written" '
+	mkdir -p "$TMP/clash" &&
+	for n in settings Makefile npg_kselftest npg_kst_wire; do
+		cp "$S/article/01-cgiwrap.npg" "$TMP/clash/$n.npg"
+	done &&
+	refused "$TMP/clash/settings.npg" &&
+	grep -qx "nprocguard export: $TMP/clash/settings.npg: program .settings.: it would be built over .settings., kselftest.s settings file, which the export writes; rename the file" "$TMP/stderr" &&
+	refused "$S/article/02-lprng.npg" "$TMP/clash/Makefile.npg" &&
+	grep -q "Makefile.npg: program .Makefile.: it would be built over .Makefile., the tests. Makefile, which the export writes; rename the file$" "$TMP/stderr" &&
+	refused "$TMP/clash/npg_kst_wire.npg" &&
+	grep -q "npg_kst_wire.npg: program .npg_kst_wire.: its source .npg_kst_wire.c. would be written over the runtime.s file of that name; rename the file$" "$TMP/stderr"
+'
+
+# from what the export writes, not a list kept here: every .c of the runtime,
+# every target of the Makefile it writes
+test_expect "every file of the runtime and every target of the written Makefile is refused as a name" '
+	targets=$(sed -n "s/^\.PHONY: *//p" "$K/Makefile") && test -n "$targets" &&
+	for n in $targets; do grep -q "^$n:" "$K/Makefile" || { echo "no rule $n"; exit 1; }; done &&
+	n=0 &&
+	for f in "$TOP"/src/export/kselftest/*.c $targets; do
+		b=${f##*/} && b=${b%.c} && n=$((n + 1))
+		cp "$S/article/01-cgiwrap.npg" "$TMP/clash/$b.npg"
+		refused "$TMP/clash/$b.npg" || exit 1
+		grep -q "^nprocguard export: $TMP/clash/$b.npg: program .$b.: .*; rename the file$" \
+			"$TMP/stderr" || { cat "$TMP/stderr"; exit 1; }
+	done && test $n -ge 5
+'
+
+test_expect "kselftest lib.mk targets and files, make's makefile names and a leading '-' are refused" '
+	for n in install emit_tests gen_mods_dir clean_mods_dir config GNUmakefile makefile -x; do
+		cp "$S/article/01-cgiwrap.npg" "$TMP/clash/$n.npg"
+		refused "$TMP/clash/$n.npg" || exit 1
+	done &&
+	grep -q "program .-x.: it begins with .-.: cc and make would take it for an option; rename the file$" "$TMP/stderr" &&
+	refused "$TMP/clash/install.npg" &&
+	grep -q "program .install.: .install. is a target of kselftest.s lib.mk, which the Makefile includes in a kernel tree" "$TMP/stderr" &&
+	refused "$TMP/clash/config.npg" &&
+	grep -q "program .config.: .config. is a file that kselftest.s lib.mk installs from a test.s directory and kselftest-merge reads as a kernel configuration" "$TMP/stderr" &&
+	refused "$TMP/clash/makefile.npg" &&
+	grep -q "program .makefile.: make(1) would read a file named .makefile. as the makefile" "$TMP/stderr"
+'
+
+test_expect "names that only begin like one of those export and build" '
+	mkdir -p "$TMP/near" &&
+	for n in settings2 all_ Makefile_x npg_kst x-; do
+		cp "$S/article/01-cgiwrap.npg" "$TMP/near/$n.npg"
+	done &&
+	expect_exit 0 "$NPG" export -o "$TMP/nearout" "$TMP/near"/*.npg &&
+	make -s -C "$TMP/nearout" >"$TMP/make" 2>&1 || { cat "$TMP/make"; exit 1; }
+	for n in settings2 all_ Makefile_x npg_kst x-; do test -x "$TMP/nearout/$n" || exit 1; done &&
+	grep -qx "timeout=180" "$TMP/nearout/settings"
+'
+
 test_expect "a write error is an error" '
 	if [ -w /dev/full ]; then
 		: >"$TMP/file" && expect_exit 2 "$NPG" export -o "$TMP/file" "$S/article/01-cgiwrap.npg" &&
 		grep -q "nprocguard export: " "$TMP/stderr"
+	fi
+'
+
+# The test's own command line and environment: refused before it starts,
+# as root or not (kselftest's 1: a misconfigured run is a failure, not a skip)
+test_expect "NPG_KSELFTEST_TIMEOUT out of range or not a number is refused (exit 1), naming it" '
+	for v in 4294967296 2147483648 abc 0 -5 10x " 10"; do
+		NPG_KSELFTEST_TIMEOUT=$v expect_exit 1 "$K/01-cgiwrap" || exit 1
+		grep -qx "$K/01-cgiwrap: NPG_KSELFTEST_TIMEOUT: bad value .$v. (seconds, 1 to 2147483647)" \
+			"$TMP/stderr" || { cat "$TMP/stderr"; exit 1; }
+		test ! -s "$TMP/stdout" || exit 1
+	done
+'
+
+test_expect "-u with a bad value names it; a stray argument or option is refused (exit 1)" '
+	expect_exit 1 "$K/01-cgiwrap" -u abc &&
+	grep -qx "$K/01-cgiwrap: -u: bad value .abc. (a uid base, 0 to 4294963198: uids BASE..BASE+4095 are the test.s)" \
+		"$TMP/stderr" && test ! -s "$TMP/stdout" &&
+	expect_exit 1 "$K/01-cgiwrap" -u 4294963199 && grep -q "bad value .4294963199." "$TMP/stderr" &&
+	expect_exit 1 "$K/01-cgiwrap" extra &&
+	grep -qx "$K/01-cgiwrap: unexpected argument .extra." "$TMP/stderr" &&
+	grep -qx "Try .$K/01-cgiwrap -h. for more information." "$TMP/stderr" &&
+	expect_exit 1 "$K/01-cgiwrap" -u 3000000000 -- more && grep -q "unexpected argument .more." "$TMP/stderr" &&
+	expect_exit 1 "$K/01-cgiwrap" -x && grep -q "invalid option" "$TMP/stderr" &&
+	expect_exit 1 "$K/01-cgiwrap" __npg_kselftest_puppet &&
+	grep -q "unexpected argument .__npg_kselftest_puppet." "$TMP/stderr"
+'
+
+test_expect "a bad NPG_UID_BASE is refused unless -u overrides it; -h says every range" '
+	NPG_UID_BASE=3000000000x expect_exit 1 "$K/01-cgiwrap" &&
+	grep -q ": NPG_UID_BASE: bad value .3000000000x. (a uid base" "$TMP/stderr" &&
+	NPG_UID_BASE=x NPG_KSELFTEST_TIMEOUT= expect_exit 0 "$K/01-cgiwrap" -u 3000000000 -h &&
+	grep -q "^ *uids BASE\.\.BASE+4095 must be unused; 0 to 4294963198$" "$TMP/stdout" &&
+	grep -q "^Environment: NPG_KSELFTEST_TIMEOUT (seconds, 1 to 2147483647, default 120)\.$" "$TMP/stdout" &&
+	if [ -w /dev/full ]; then
+		"$K/01-cgiwrap" -h >/dev/full 2>/dev/null; test $? -eq 1
 	fi
 '
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -53,28 +54,114 @@ static int policy_of_release(const char *rel)
 	return found;
 }
 
+/* The highest uid base: uids BASE..BASE+UID_WINDOW-1 are uids, below (uid_t)-1 */
+#define UID_BASE_MAX (KST_ID_NONE - UID_WINDOW - 1)
+/* alarm()'s seconds, and a time_t of 32 bits: INT_MAX */
+#define TIMEOUT_MAX 2147483647ULL
+#define DELAY_MS_MAX 3600000ULL
+
 static void usage(const char *prog)
 {
 	printf("Usage: %s [-u BASE]\n\n"
 	       "The kselftest of %s, exported by nprocguard: run as root.\n"
 	       " -u BASE  scenario uids are BASE+1 ... (default $NPG_UID_BASE, else %u);\n"
-	       "          uids BASE..BASE+%d must be unused\n"
-	       "Environment: NPG_KSELFTEST_TIMEOUT (seconds, default %d).\n"
-	       "Exit status: 0 pass, 1 fail, 4 skip.\n", prog, kst_sc->file, DEFAULT_UID_BASE,
-	       UID_WINDOW - 1, DEFAULT_TIMEOUT_S);
+	       "          uids BASE..BASE+%d must be unused; 0 to %u\n"
+	       " -h       display this help\n"
+	       "Environment: NPG_KSELFTEST_TIMEOUT (seconds, 1 to %llu, default %d).\n"
+	       "Exit status: 0 pass, 1 fail (a bad option or value too), 4 skip.\n", prog,
+	       kst_sc->file, DEFAULT_UID_BASE, UID_WINDOW - 1, UID_BASE_MAX, TIMEOUT_MAX,
+	       DEFAULT_TIMEOUT_S);
 }
 
-static bool parse_base(const char *s)
+/* @s as a decimal number in [@lo, @hi], all of it: digits only */
+static bool parse_number(const char *s, unsigned long long lo, unsigned long long hi,
+			 unsigned long long *out)
 {
 	char *end;
 	unsigned long long v;
 
+	if (s[0] < '0' || s[0] > '9')
+		return false;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v + UID_WINDOW >= KST_ID_NONE)
+	if (errno || *end || v < lo || v > hi)
 		return false;
-	kst_uid_base = (uint32_t)v;
+	*out = v;
 	return true;
+}
+
+/*
+ * A value the test cannot take: said, with what it takes, on stderr, and
+ * the test fails (kselftest's 1) before it starts: a misconfigured run is
+ * no skip, and no silent default.
+ */
+static int bad_value(const char *prog, const char *what, const char *value, const char *range)
+{
+	fprintf(stderr, "%s: %s: bad value '%s' (%s)\n", prog, what, value, range);
+	return KSFT_FAIL;
+}
+
+static int try_help(const char *prog)
+{
+	fprintf(stderr, "Try '%s -h' for more information.\n", prog);
+	return KSFT_FAIL;
+}
+
+/* An environment variable; an empty one is as unset */
+static const char *env_value(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+/*
+ * The command line and the environment: -1 to go on, or the exit status.
+ * -u overrides NPG_UID_BASE (which is then not read).
+ */
+static int take_arguments(int argc, char **argv, long *timeout, long *delay_ms)
+{
+	const char *base = NULL, *env;
+	char range[96];
+	unsigned long long v;
+	int opt;
+
+	opterr = 1;
+	while ((opt = getopt(argc, argv, "+hu:")) != -1) {
+		if (opt == 'h') {
+			usage(argv[0]);
+			return fflush(stdout) == 0 ? KSFT_PASS : KSFT_FAIL;
+		}
+		if (opt != 'u')
+			return try_help(argv[0]);
+		base = optarg;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+		return try_help(argv[0]);
+	}
+	snprintf(range, sizeof(range), "a uid base, 0 to %u: uids BASE..BASE+%d are the test's",
+		 UID_BASE_MAX, UID_WINDOW - 1);
+	if (base && !parse_number(base, 0, UID_BASE_MAX, &v))
+		return bad_value(argv[0], "-u", base, range);
+	if (!base && (base = env_value("NPG_UID_BASE")) && !parse_number(base, 0, UID_BASE_MAX, &v))
+		return bad_value(argv[0], "NPG_UID_BASE", base, range);
+	if (base)
+		kst_uid_base = (uint32_t)v;
+	snprintf(range, sizeof(range), "seconds, 1 to %llu", TIMEOUT_MAX);
+	if ((env = env_value("NPG_KSELFTEST_TIMEOUT"))) {
+		if (!parse_number(env, 1, TIMEOUT_MAX, &v))
+			return bad_value(argv[0], "NPG_KSELFTEST_TIMEOUT", env, range);
+		*timeout = (long)v;
+	}
+	/* tests of the exporter only: a pause before each statement */
+	snprintf(range, sizeof(range), "milliseconds, 0 to %llu", DELAY_MS_MAX);
+	if ((env = env_value("NPG_KSELFTEST_DELAY_MS"))) {
+		if (!parse_number(env, 0, DELAY_MS_MAX, &v))
+			return bad_value(argv[0], "NPG_KSELFTEST_DELAY_MS", env, range);
+		*delay_ms = (long)v;
+	}
+	return -1;
 }
 
 /* Descriptors 0-2 exist before any socket or pipe is made */
@@ -148,34 +235,19 @@ static void run_statement(const struct kst_stmt *st, long delay_ms)
 
 int kst_main(const struct kst_scenario *sc, int argc, char **argv)
 {
-	const char *env_base = getenv("NPG_UID_BASE"), *env;
 	long timeout = DEFAULT_TIMEOUT_S, delay_ms = 0;
 	struct utsname u;
-	int plan = 0, opt;
+	struct stat st;
+	int plan = 0, rc;
 
-	if (argc == 2 && strcmp(argv[1], PUPPET_ARG) == 0)
+	/* a puppet of this test: its socket is there (the test made it so) */
+	if (argc == 2 && strcmp(argv[1], PUPPET_ARG) == 0 && fstat(SOCK_FD, &st) == 0 &&
+	    S_ISSOCK(st.st_mode))
 		kst_puppet_main(SOCK_FD);
 	kst_sc = sc;
 	ensure_std_fds();
-	if (env_base && !parse_base(env_base)) {
-		fprintf(stderr, "%s: bad NPG_UID_BASE '%s'\n", argv[0], env_base);
-		return KSFT_FAIL;
-	}
-	while ((opt = getopt(argc, argv, "hu:")) != -1) {
-		if (opt == 'h') {
-			usage(argv[0]);
-			return KSFT_PASS;
-		}
-		if (opt != 'u' || !parse_base(optarg)) {
-			usage(argv[0]);
-			return KSFT_FAIL;
-		}
-	}
-	if ((env = getenv("NPG_KSELFTEST_TIMEOUT")) && atol(env) > 0)
-		timeout = atol(env);
-	/* tests of the exporter only: a pause before each statement */
-	if ((env = getenv("NPG_KSELFTEST_DELAY_MS")) && atol(env) > 0)
-		delay_ms = atol(env);
+	if ((rc = take_arguments(argc, argv, &timeout, &delay_ms)) >= 0)
+		return rc;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n# ");
 	kst_put_safe(kst_sc->file);
