@@ -10,6 +10,7 @@
  * ids, users, tasks and statements, each statement with its expectations.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -624,19 +625,42 @@ static bool name_clash(const char *prog, char *why, size_t len)
 
 /* --- writing: each file whole, under a temporary name first --- */
 
+/* What a new file's mode is: 0666 less the umask, as open(2) would make it */
+static mode_t file_mode(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/*
+ * DIR/NAME, written whole under a temporary name first and renamed over
+ * it. The temporary file is a new one (mkostemp(): O_EXCL), so that a
+ * link planted under its name in a directory others can write -- -o /tmp
+ * -- is never followed; rename() replaces a link at NAME itself.
+ */
 static int write_file(const char *dir, const char *name, const char *data, size_t len,
 		      FILE *err)
 {
 	char path[4096], tmp[4096];
 	FILE *f;
+	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp)) {
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= (int)sizeof(tmp)) {
 		fprintf(err, "nprocguard export: %s/%s: path too long\n", dir, name);
 		return -1;
 	}
-	if (!(f = fopen(tmp, "w"))) {
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		fprintf(err, "nprocguard export: %s: cannot make a file there: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	if (fchmod(fd, file_mode()) < 0 || !(f = fdopen(fd, "w"))) {
 		fprintf(err, "nprocguard export: %s: %s\n", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
 		return -1;
 	}
 	if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || ferror(f)) {
@@ -648,6 +672,34 @@ static int write_file(const char *dir, const char *name, const char *data, size_
 	if (fclose(f) != 0 || rename(tmp, path) < 0) {
 		fprintf(err, "nprocguard export: writing %s: %s\n", path, strerror(errno));
 		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* -o DIR: made if missing; what is there must be a directory (a link to one too) */
+static int open_dir(const char *dir, FILE *err)
+{
+	struct stat st;
+
+	if (!dir[0]) {
+		fprintf(err, "nprocguard export: -o '': an empty name is no directory\n");
+		return -1;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(err, "nprocguard export: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) < 0) {
+		int e = errno;
+
+		fprintf(err, "nprocguard export: %s: %s%s\n", dir, strerror(e),
+			e == ENOENT && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) ?
+			" (a symbolic link to nothing)" : "");
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(err, "nprocguard export: %s: %s\n", dir, strerror(ENOTDIR));
 		return -1;
 	}
 	return 0;
@@ -735,10 +787,8 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 			goto out;
 		}
 	}
-	if (mkdir(o->dir, 0755) < 0 && errno != EEXIST) {
-		fprintf(err, "nprocguard export: %s: %s\n", o->dir, strerror(errno));
+	if (open_dir(o->dir, err) < 0)
 		goto out;
-	}
 	for (const struct npg_kst_runtime_file *r = npg_kst_runtime; r->name; r++)
 		if (write_file(o->dir, r->name, r->start, (size_t)(r->end - r->start), err) < 0)
 			goto out;

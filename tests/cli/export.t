@@ -166,6 +166,32 @@ test_expect "names that only begin like one of those export and build" '
 	grep -qx "timeout=180" "$TMP/nearout/settings"
 '
 
+test_expect "-o that is a file, a FIFO, a device, a link to nothing or empty is refused, saying so" '
+	: >"$TMP/plain" && mkfifo "$TMP/fifo" && ln -s "$TMP/nowhere" "$TMP/dangling" &&
+	ln -s "$TMP/plain" "$TMP/filelink" &&
+	for o in "$TMP/plain" "$TMP/fifo" "$TMP/filelink" /dev/null; do
+		expect_exit 2 "$NPG" export -o "$o" "$S/article/01-cgiwrap.npg" || exit 1
+		grep -qx "nprocguard export: $o: Not a directory" "$TMP/stderr" || { cat "$TMP/stderr"; exit 1; }
+	done &&
+	test ! -s "$TMP/plain" && test -p "$TMP/fifo" &&
+	expect_exit 2 "$NPG" export -o "$TMP/dangling" "$S/article/01-cgiwrap.npg" &&
+	grep -qx "nprocguard export: $TMP/dangling: No such file or directory (a symbolic link to nothing)" "$TMP/stderr" &&
+	expect_exit 2 "$NPG" export -o "" "$S/article/01-cgiwrap.npg" &&
+	grep -qx "nprocguard export: -o .\{2\}: an empty name is no directory" "$TMP/stderr" &&
+	mkdir "$TMP/real" && ln -s "$TMP/real" "$TMP/dirlink" &&
+	expect_exit 0 "$NPG" export -o "$TMP/dirlink" "$S/article/01-cgiwrap.npg" && test -s "$TMP/real/Makefile"
+'
+
+test_expect "in a directory others can write, links planted at the temporary names are not followed" '
+	mkdir -p "$TMP/shared" && echo precious >"$TMP/victim" &&
+	for f in "$TOP"/src/export/kselftest/* settings Makefile 01-cgiwrap.c; do
+		ln -s "$TMP/victim" "$TMP/shared/.${f##*/}.tmp"
+	done &&
+	(umask 027 && "$NPG" export -o "$TMP/shared" "$S/article/01-cgiwrap.npg") &&
+	test "$(cat "$TMP/victim")" = precious &&
+	test "$(stat -c %a "$TMP/shared/Makefile")" = 640 && grep -q "^TEST_GEN_PROGS := 01-cgiwrap$" "$TMP/shared/Makefile"
+'
+
 test_expect "a write error is an error" '
 	if [ -w /dev/full ]; then
 		: >"$TMP/file" && expect_exit 2 "$NPG" export -o "$TMP/file" "$S/article/01-cgiwrap.npg" &&
@@ -219,6 +245,17 @@ test_expect "not root: each test skips (exit 4) and says why" '
 	d=$(reach_copy "$K/01-cgiwrap") &&
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$d/01-cgiwrap" >"$TMP/o" 2>&1; rc=$?
 	cat "$TMP/o"; test $rc -eq 4 && grep -q "^1..0 # SKIP needs root" "$TMP/o"
+'
+
+test_expect "output it cannot write fails the test (1), saying why; so does a skip nobody can read" '
+	"$K/07-off-by-one" >/dev/full 2>"$TMP/err"; rc=$?
+	test $rc -eq 1 && grep -qx "$K/07-off-by-one: write error: No space left on device" "$TMP/err" &&
+	no_leftovers &&
+	"$K/07-off-by-one" >&- 2>"$TMP/err"; rc=$?
+	test $rc -eq 1 && grep -q "standard output is closed: the test.s TAP would be lost" "$TMP/err" &&
+	d=$(reach_copy "$K/01-cgiwrap") &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$d/01-cgiwrap" >/dev/full 2>"$TMP/err"; rc=$?
+	test $rc -eq 1 && grep -q "write error: No space left on device" "$TMP/err"
 '
 
 test_expect "every seed scenario passes here as root, and leaves nothing behind" '

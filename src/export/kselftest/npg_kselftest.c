@@ -130,7 +130,7 @@ static int take_arguments(int argc, char **argv, long *timeout, long *delay_ms)
 	while ((opt = getopt(argc, argv, "+hu:")) != -1) {
 		if (opt == 'h') {
 			usage(argv[0]);
-			return fflush(stdout) == 0 ? KSFT_PASS : KSFT_FAIL;
+			return KSFT_PASS;
 		}
 		if (opt != 'u')
 			return try_help(argv[0]);
@@ -164,12 +164,18 @@ static int take_arguments(int argc, char **argv, long *timeout, long *delay_ms)
 	return -1;
 }
 
-/* Descriptors 0-2 exist before any socket or pipe is made */
-static void ensure_std_fds(void)
+/*
+ * Descriptors 0-2 exist before any socket or pipe is made. true when
+ * standard output was closed: what the test says would be lost.
+ */
+static bool ensure_std_fds(void)
 {
+	bool out_closed = fcntl(1, F_GETFD) < 0;
+
 	for (int fd = 0; fd < 3; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
 			exit(KSFT_FAIL);
+	return out_closed;
 }
 
 static void catch_signals(void)
@@ -194,8 +200,6 @@ static int finish(void)
 	}
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", kst_npass, kst_nfail,
 	       kst_nskip);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return KSFT_FAIL;
 	return kst_nfail ? KSFT_FAIL : kst_npass == 0 && kst_nskip > 0 ? KSFT_SKIP : KSFT_PASS;
 }
 
@@ -233,19 +237,56 @@ static void run_statement(const struct kst_stmt *st, long delay_ms)
 	fflush(stdout);
 }
 
+static int run(const struct kst_scenario *sc, int argc, char **argv);
+
+/* Started as a puppet of this test: its socket is there (the test made it so) */
+static bool is_puppet(void)
+{
+	struct stat st;
+
+	return fstat(SOCK_FD, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/*
+ * The test, and then its output: what it said but could not write (a full
+ * disk, a closed pipe, a closed standard output) fails it, said on stderr,
+ * whatever the test found -- a pass or a skip that nobody can read is not
+ * kselftest's pass or skip.
+ */
 int kst_main(const struct kst_scenario *sc, int argc, char **argv)
+{
+	int rc, err = 0;
+
+	if (argc == 2 && strcmp(argv[1], PUPPET_ARG) == 0 && is_puppet())
+		kst_puppet_main(SOCK_FD);
+	if (ensure_std_fds()) {
+		fprintf(stderr, "%s: standard output is closed: the test's TAP would be lost\n",
+			argv[0]);
+		return KSFT_FAIL;
+	}
+	rc = run(sc, argc, argv);
+	if (fflush(stdout) != 0)
+		err = errno;
+	if (!err && !ferror(stdout))
+		return rc;
+	/*
+	 * A line buffer's failed write is not kept with its errno: the reason
+	 * is asked of the descriptor again, with a blank line (TAP ignores one)
+	 */
+	if (!err && write(STDOUT_FILENO, "\n", 1) < 0)
+		err = errno;
+	fprintf(stderr, "%s: write error: %s\n", argv[0], err ? strerror(err) :
+		"an earlier write to standard output failed");
+	return KSFT_FAIL;
+}
+
+static int run(const struct kst_scenario *sc, int argc, char **argv)
 {
 	long timeout = DEFAULT_TIMEOUT_S, delay_ms = 0;
 	struct utsname u;
-	struct stat st;
 	int plan = 0, rc;
 
-	/* a puppet of this test: its socket is there (the test made it so) */
-	if (argc == 2 && strcmp(argv[1], PUPPET_ARG) == 0 && fstat(SOCK_FD, &st) == 0 &&
-	    S_ISSOCK(st.st_mode))
-		kst_puppet_main(SOCK_FD);
 	kst_sc = sc;
-	ensure_std_fds();
 	if ((rc = take_arguments(argc, argv, &timeout, &delay_ms)) >= 0)
 		return rc;
 	setvbuf(stdout, NULL, _IOLBF, 0);
