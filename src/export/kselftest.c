@@ -755,7 +755,7 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 	char (*names)[PROGRAM_MAX] = calloc((size_t)n + 1, sizeof(*names));
 	struct carried p = { 0 };
 	struct export_ctx x = { names, n };
-	int rc = -1;
+	int rc = -1, bad = 0;
 
 	if (!names) {
 		fprintf(err, "nprocguard export: out of memory\n");
@@ -766,6 +766,7 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 	else
 		for (int i = 0; i < NPG_NPOLICIES; i++)
 			p.index[p.n++] = i;
+	/* every file is checked, so that one run says every refusal */
 	for (int i = 0; i < n; i++) {
 		char why[200];
 
@@ -773,19 +774,24 @@ int npg_export_kselftest(const struct npg_export_options *o, struct npg_scenario
 		if (name_clash(names[i], why, sizeof(why))) {
 			fprintf(err, "nprocguard export: %s: program '%s': %s; rename the file\n",
 				scs[i]->file, names[i], why);
-			goto out;
+			bad++;
 		}
 		for (int j = 0; j < i; j++)
 			if (strcmp(names[i], names[j]) == 0) {
 				fprintf(err, "nprocguard export: %s and %s would both be program '%s'\n",
 					scs[j]->file, scs[i]->file, names[i]);
-				goto out;
+				bad++;
+				break;
 			}
 		if (o->policy && npg_expectations_of(scs[i], o->policy) < 0) {
 			fprintf(err, "nprocguard export: %s: its 'policies' leave out %s: the test "
 				"would check nothing\n", scs[i]->file, o->policy->name);
-			goto out;
+			bad++;
 		}
+	}
+	if (bad) {
+		fprintf(err, "nprocguard export: nothing was written\n");
+		goto out;
 	}
 	if (open_dir(o->dir, err) < 0)
 		goto out;

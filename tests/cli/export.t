@@ -155,6 +155,16 @@ test_expect "kselftest lib.mk targets and files, make's makefile names and a lea
 	grep -q "program .makefile.: make(1) would read a file named .makefile. as the makefile" "$TMP/stderr"
 '
 
+test_expect "one run says every clash of its files, then that nothing was written" '
+	cp "$S/article/02-lprng.npg" "$TMP/clash/x.npg" && mkdir -p "$TMP/clash2" &&
+	cp "$S/article/02-lprng.npg" "$TMP/clash2/x.npg" &&
+	refused "$TMP/clash/all.npg" "$S/article/01-cgiwrap.npg" "$TMP/clash/-x.npg" \
+		"$TMP/clash/x.npg" "$TMP/clash2/x.npg" "$TMP/clash/settings.npg" &&
+	test $(grep -c "; rename the file$" "$TMP/stderr") -eq 3 &&
+	grep -q "x.npg would both be program .x.$" "$TMP/stderr" &&
+	test "$(tail -n 1 "$TMP/stderr")" = "nprocguard export: nothing was written"
+'
+
 test_expect "names that only begin like one of those export and build" '
 	mkdir -p "$TMP/near" &&
 	for n in settings2 all_ Makefile_x npg_kst x-; do
