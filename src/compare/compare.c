@@ -287,6 +287,7 @@ int npg_compare_divergence(const struct npg_compare *c, const struct npg_scenari
 struct shrink_ctx {
 	struct npg_compare *c;
 	const struct npg_candidate *cand[2];
+	long root_procs[2];		/* each side's guest kept: npg_record_scenario's */
 	const struct npg_difference_kind *want;
 	bool found;
 };
@@ -297,6 +298,17 @@ static void note_kind(const struct npg_run *run, const struct npg_diff *d, void 
 
 	if (same_kind(x->want, &run->sc->stmts[d->stmt], d->field))
 		x->found = true;
+}
+
+/* each side's model starts from the root tasks its guest kept */
+static int models_begin(void *arg, const struct npg_run *run)
+{
+	struct shrink_ctx *x = arg;
+
+	for (int side = 0; side < 2; side++)
+		if (run->cols[side].started && x->root_procs[side] > 0)
+			npg_model_backend_root_procs(run->cols[side].backend, run->sc, x->root_procs[side]);
+	return 0;
 }
 
 static int models_statement(void *arg, const struct npg_run *run, int s, const struct npg_obs *obs)
@@ -319,7 +331,7 @@ static bool models_differ(const char *text, void *arg)
 	struct npg_backend be[2];
 	struct npg_column cols[2];
 	struct npg_run run;
-	struct npg_sink sink = { .statement = models_statement, .arg = x };
+	struct npg_sink sink = { .begin = models_begin, .statement = models_statement, .arg = x };
 
 	if (!sc)
 		return false;
@@ -365,6 +377,8 @@ int npg_compare_shrink(struct npg_compare *c, const struct npg_scenario *sc, int
 		goto out;
 	}
 	for (int side = 0; side < 2; side++) {
+		if (index < c->sides[side].rec.nscen)
+			x.root_procs[side] = c->sides[side].rec.scen[index].root_procs;
 		x.cand[side] = best(c, &c->sides[side], ag->a[side]);
 		if (!x.cand[side]) {
 			snprintf(why, whylen, "no policy predicts all that %s did", c->sides[side].name);

@@ -34,6 +34,16 @@ struct held {
 
 enum { STOP_MISMATCH = 1 };
 
+/* the guest kept root's own tasks: the model starts from them, as conform's does */
+static int held_begin(void *arg, const struct npg_run *run)
+{
+	struct held *h = arg;
+
+	if (run->cols[0].started && h->rs->root_procs > 0)
+		npg_model_backend_root_procs(run->cols[0].backend, run->sc, h->rs->root_procs);
+	return 0;
+}
+
 static int held_statement(void *arg, const struct npg_run *run, int s, const struct npg_obs *obs)
 {
 	struct held *h = arg;
@@ -67,7 +77,7 @@ int npg_agreement_of(const struct npg_candidate *c, const struct npg_host *host,
 	struct npg_column col;
 	struct npg_run run;
 	struct held h = { rs, out, 0 };
-	struct npg_sink sink = { .statement = held_statement, .arg = &h };
+	struct npg_sink sink = { .begin = held_begin, .statement = held_statement, .arg = &h };
 	int rc;
 
 	*out = (struct npg_agreement){ .first_mismatch = INT_MAX };

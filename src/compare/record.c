@@ -55,6 +55,8 @@ static int record_begin(void *arg, const struct npg_run *run)
 		fputs("error ", w->out);
 		put_text(w->out, run->cols[0].error);
 		fputc('\n', w->out);
+	} else if (run->cols[0].backend->root_raised > 0) {
+		fprintf(w->out, "root_procs %ld\n", run->cols[0].backend->root_raised);
 	}
 	return ferror(w->out) ? NPG_REPORT_WRITE_ERROR : 0;
 }
@@ -216,6 +218,13 @@ int npg_record_read(FILE *in, struct npg_record *r, char *err, size_t errlen)
 			free(sc->error);
 			if (!(sc->error = strdup(unescape(arg))))
 				goto nomem;
+		} else if (sc && strcmp(line, "root_procs") == 0) {
+			char *end;
+
+			errno = 0;
+			sc->root_procs = strtol(arg, &end, 10);
+			if (errno || end == arg || *end || sc->root_procs < 0 || sc->root_procs > 100000)
+				goto bad;
 		} else if (sc && strcmp(line, "stmt") == 0) {
 			int index, l;
 			void *p;

@@ -8,6 +8,8 @@
  *   host release|version|bset|yama|suid_dumpable|no_new_privs|userns VALUE
  *   scenario FILE
  *   error MESSAGE                  the scenario could not start there
+ *   root_procs N                   root's tasks outside it there, when a guest's
+ *                                  own were more than the file declares
  *   stmt INDEX LINE
  *   unreproducible REASON          not run faithfully there: not compared
  *   field NAME<TAB>VALUE           after "stmt", one per field
@@ -33,6 +35,9 @@ struct npg_record_stmt {
 struct npg_record_scenario {
 	char *file;
 	char *error;			/* could not start: why; else NULL */
+	/* a guest kept more root tasks than the file declares: how many
+	 * (struct npg_backend.root_raised); the model starts from them; 0 none */
+	long root_procs;
 	int nstmts;
 	struct npg_record_stmt *stmts;	/* [nstmts], by statement index */
 };
