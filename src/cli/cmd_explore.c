@@ -56,8 +56,9 @@ static void usage(void)
 	       "     --max-depth N         do not expand states N steps deep\n"
 	       "     --max-memory MIB      stop when the tables reach MIB MiB (default 8192)\n"
 	       "     --no-symmetry         store permutations of interchangeable tasks apart\n"
-	       "     --no-por              expand every step of every state (no partial-order\n"
-	       "                           reduction of private steps)\n"
+	       "     --no-por              no partial-order reduction: local calls are not merged\n"
+	       "                           and every step of every state is taken\n"
+	       "     --no-sleep-sets       take a transition even when a sibling already did\n"
 	       " -o, --out DIR             write each counterexample as DIR/NAME.POLICY.PROPERTY.npg and .dot\n"
 	       "     --replay-kernel IMAGE replay every counterexample on the x86_64 kernel IMAGE\n"
 	       "                           under QEMU (conform --kernel IMAGE --policy NAME): needs\n"
@@ -173,7 +174,7 @@ static int parse_properties(struct opts *o, const char *arg)
 
 static int parse_args(struct opts *o, int argc, char **argv)
 {
-	enum { O_MAX_STATES = 256, O_MAX_DEPTH, O_MAX_MEMORY, O_NO_SYMMETRY, O_NO_POR, O_DOT,
+	enum { O_MAX_STATES = 256, O_MAX_DEPTH, O_MAX_MEMORY, O_NO_SYMMETRY, O_NO_POR, O_NO_SLEEP, O_DOT,
 	       O_REPLAY_KERNEL };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
@@ -183,6 +184,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "max-memory", required_argument, NULL, O_MAX_MEMORY },
 		{ "no-symmetry", no_argument, NULL, O_NO_SYMMETRY },
 		{ "no-por", no_argument, NULL, O_NO_POR },
+		{ "no-sleep-sets", no_argument, NULL, O_NO_SLEEP },
 		{ "out", required_argument, NULL, 'o' },
 		{ "dot", required_argument, NULL, O_DOT },
 		{ "replay-kernel", required_argument, NULL, O_REPLAY_KERNEL },
@@ -201,6 +203,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	o->x.max_memory = (uint64_t)8192 << 20;
 	o->x.symmetry = true;
 	o->x.por = true;
+	o->x.sleep_sets = true;
 	while ((c = getopt_long(argc, argv, "p:P:o:sqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -229,6 +232,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_NO_SYMMETRY: o->x.symmetry = false; break;
 		case O_NO_POR: o->x.por = false; break;
+		case O_NO_SLEEP: o->x.sleep_sets = false; break;
 		case 'o': o->out_dir = optarg; break;
 		case O_DOT: o->dot_file = optarg; break;
 		case O_REPLAY_KERNEL: o->replay_kernel = optarg; break;

@@ -1,16 +1,30 @@
 /*
  * The explorer's search (search.h). Every transition is one call of the
  * model (npg_model_step(), the same dispatch `run` uses) on a world decoded
- * from a compact state; nothing here decides what the kernel does.
+ * from a compact state, with the local calls after it merged in; nothing
+ * here decides what the kernel does.
+ *
+ * Order. A state's depth is the number of calls made to reach it, the sum
+ * of its tasks' call counters, so every path to it is as long. A
+ * transition merges one call and the local calls after it, so it moves
+ * 1 to a few levels down; the queue holds one list of states per depth
+ * (Dial's buckets) and states are expanded in order of depth: the first
+ * violation found of each property is a shortest one, in calls, and every
+ * state is reached from all its parents before it is expanded (which the
+ * sleep sets rely on).
  *
  * Symmetry reduction is exact for shortest paths: a permutation of
  * interchangeable tasks (program.h) maps every path to a path of the same
  * length that satisfies the same properties (each property reads a task
  * through its own record, never through its position, and always/never
  * over a repeated task is checked for each of them), so one representative
- * per orbit is enough and breadth-first order still finds shortest
- * counterexamples. Within a class the tasks not yet forked are kept last,
- * so the creator's next fork finds its child's slot still empty.
+ * per orbit is enough. Within a class the tasks not yet forked are kept
+ * last, so the creator's next fork finds its child's slot still empty.
+ *
+ * Sleep sets (doc/explore-reduction.md): a state keeps the set of slots
+ * whose next transition need not be taken from it, because it was taken
+ * from an earlier sibling and commutes with what came between
+ * (footprint.h); a state reached several ways keeps the intersection.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +33,7 @@
 
 #include "backend/model_step.h"
 #include "explore/explorer.h"
+#include "explore/footprint.h"
 #include "explore/reduce.h"
 #include "explore/search.h"
 
@@ -30,15 +45,49 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static bool init_world(struct xp *x, struct npg_world *w, const struct npg_policy *policy,
+		       const struct npg_world *w0)
+{
+	if (npg_world_init(w, policy, x->ntasks) < 0)
+		return npg_xp_oom(x);
+	w->counts = calloc((size_t)x->nuids + 1, sizeof(*w->counts));
+	if (!w->counts)
+		return npg_xp_oom(x);
+	w->ncounts = x->nuids;
+	for (int k = 0; k < x->nuids; k++)
+		w->counts[k].uid = x->cp->uids[k];
+	/* the release's rules and the machine's settings, as the scenario declares them */
+	w->rules = w0->rules;
+	w->cap_full_set = w0->cap_full_set;
+	w->yama_scope = w0->yama_scope;
+	w->suid_dumpable = w0->suid_dumpable;
+	return true;
+}
+
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 33;
+}
+
 static bool setup(struct xp *x, const struct npg_policy *policy)
 {
 	const struct npg_scenario *sc = x->cp->sc;
 	struct npg_backend b;
 	const struct npg_world *w0;
+	const char *verify = getenv("NPG_EXPLORE_VERIFY");
 
 	x->ntasks = sc->ntasks;
 	x->nuids = x->cp->nuids;
 	x->nw = 1 + x->ntasks + x->nuids;
+	x->por = x->o->por && x->cp->concurrent;
+	x->sleep = x->por && x->o->sleep_sets;
+	x->sw = !x->sleep ? 0 : x->ntasks <= 32 ? 1 : 2;
+	x->rw = x->nw + x->sw;
+	x->verify = verify && *verify && strcmp(verify, "0") != 0;
 	x->lcap = 256;
 	x->lmask = 1023;
 	x->scap = 4096;
@@ -46,28 +95,23 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 	x->locals = malloc(sizeof(*x->locals) * x->lcap);
 	x->lhash = malloc(sizeof(*x->lhash) * x->lcap);
 	x->ltab = calloc((size_t)x->lmask + 1, sizeof(*x->ltab));
-	x->arena = malloc(x->scap * (size_t)x->nw * 4);
+	x->arena = malloc(x->scap * (size_t)x->rw * 4);
 	x->parent = malloc(x->scap * sizeof(*x->parent));
 	x->via = malloc(x->scap * sizeof(*x->via));
 	x->stab = calloc(x->smask + 1, sizeof(*x->stab));
 	x->vbase = calloc((size_t)x->nw, 4);
 	x->vnew = calloc((size_t)x->nw, 4);
+	x->vdec = calloc((size_t)x->nw, 4);
+	x->hkey = calloc((size_t)x->nw, sizeof(*x->hkey));
 	x->perm = calloc((size_t)x->ntasks + 1, sizeof(int));
+	x->simple = calloc((size_t)x->ntasks + 1, sizeof(bool));
+	x->succ = calloc((size_t)x->ntasks + 1, sizeof(*x->succ));
+	x->sbuf = calloc(((size_t)x->ntasks + 1) * (size_t)x->nw, 4);
+	x->rec_size = (sizeof(struct call_rec) + sizeof(long) * (size_t)x->nuids + 15) / 16 * 16;
 	if (!x->locals || !x->lhash || !x->ltab || !x->arena || !x->parent || !x->via || !x->stab ||
-	    !x->vbase || !x->vnew || !x->perm)
+	    !x->vbase || !x->vnew || !x->vdec || !x->hkey || !x->perm || !x->simple || !x->succ ||
+	    !x->sbuf)
 		return npg_xp_oom(x);
-	for (int i = 0; i < 2; i++) {
-		struct npg_world *w = i ? &x->work : &x->base;
-
-		if (npg_world_init(w, policy, x->ntasks) < 0)
-			return npg_xp_oom(x);
-		w->counts = calloc((size_t)x->nuids, sizeof(*w->counts));
-		if (!w->counts)
-			return npg_xp_oom(x);
-		w->ncounts = x->nuids;
-		for (int k = 0; k < x->nuids; k++)
-			w->counts[k].uid = x->cp->uids[k];
-	}
 	/* the initial world is the model backend's, as `run` starts it */
 	npg_model_backend_init(&b, policy, NPG_CAP_ALL);
 	if (b.ops->start(&b, sc) < 0) {
@@ -77,22 +121,31 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 		return false;
 	}
 	w0 = npg_model_world(&b);
-	memcpy(x->base.tasks, w0->tasks, sizeof(*w0->tasks) * (size_t)x->ntasks);
-	x->base.rules = x->work.rules = w0->rules;
-	/* the machine's, as the scenario declares it (yama ptrace_scope) */
-	x->base.yama_scope = x->work.yama_scope = w0->yama_scope;
-	x->base.suid_dumpable = x->work.suid_dumpable = w0->suid_dumpable;
-	for (int k = 0; k < x->nuids; k++)
-		x->base.counts[k].count = npg_count_of(w0, x->cp->uids[k]);
-	b.ops->stop(&b);
+	if (!init_world(x, &x->base, policy, w0) || !init_world(x, &x->work, policy, w0) ||
+	    !init_world(x, &x->mid, policy, w0) || (x->verify && !init_world(x, &x->check, policy, w0))) {
+		b.ops->stop(&b);
+		return false;
+	}
 	x->init_tasks = malloc(sizeof(*x->init_tasks) * (size_t)(x->ntasks + 1));
 	x->init_counts = malloc(sizeof(*x->init_counts) * (size_t)(x->nuids + 1));
-	if (!x->init_tasks || !x->init_counts)
+	if (!x->init_tasks || !x->init_counts) {
+		b.ops->stop(&b);
 		return npg_xp_oom(x);
-	memcpy(x->init_tasks, x->base.tasks, sizeof(*x->init_tasks) * (size_t)x->ntasks);
+	}
+	memcpy(x->init_tasks, w0->tasks, sizeof(*x->init_tasks) * (size_t)x->ntasks);
 	memcpy(x->init_counts, x->base.counts, sizeof(*x->init_counts) * (size_t)x->nuids);
-	x->por = x->o->por && x->cp->concurrent;
-	if (x->por && npg_reduce_init(&x->red, x->cp, x->o->props, x->o->nprops) < 0)
+	for (int k = 0; k < x->nuids; k++)
+		x->init_counts[k].count = npg_count_of(w0, x->cp->uids[k]);
+	b.ops->stop(&b);
+	if (npg_reduce_init(&x->red, x->cp, x->o->props, x->o->nprops) < 0)
+		return npg_xp_oom(x);
+	if (!x->por)
+		x->red.pmax = x->red.maxrun = 0;
+	/* the queue: a transition moves at most 1 + two runs of local calls down */
+	for (x->nbuckets = 4; x->nbuckets <= 2 * x->red.maxrun + 2; x->nbuckets *= 2)
+		;
+	x->buckets = calloc((size_t)x->nbuckets, sizeof(*x->buckets));
+	if (!x->buckets || !npg_xp_cache_init(x))
 		return npg_xp_oom(x);
 	/* classes */
 	x->nmembers = calloc((size_t)x->ntasks + 1, sizeof(int));
@@ -111,25 +164,15 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 		if (x->nmembers[c] < NPG_MAX_REPEAT * 4)
 			x->members[c][x->nmembers[c]++] = t;
 	}
-	return true;
-}
-
-/* The initial state, as a vector in vnew (not canonical) and a world in work */
-static bool initial(struct xp *x)
-{
-	memcpy(x->base.tasks, x->init_tasks, sizeof(*x->init_tasks) * (size_t)x->ntasks);
-	memcpy(x->base.counts, x->init_counts, sizeof(*x->init_counts) * (size_t)x->nuids);
-	x->vnew[0] = 0;
-	for (int i = 0; i < x->ntasks; i++) {
-		uint32_t id = npg_xp_encode_task(x, &x->base, i, 0, false, 0, 0);
-
-		if (id == UINT32_MAX)
-			return false;
-		x->vnew[1 + i] = id;
-	}
-	for (int k = 0; k < x->nuids; k++)
-		x->vnew[1 + x->ntasks + k] = (uint32_t)x->base.counts[k].count;
-	npg_xp_decode(x, x->vnew, &x->work);
+	/* each word's hash key: a class's members share theirs (state.c) */
+	for (int i = 0; i < x->nw; i++)
+		x->hkey[i] = mix64((uint64_t)i + 1);
+	for (int t = 0; x->o->symmetry && t < x->ntasks; t++)
+		if (x->cp->klass[t] >= 0 && x->nmembers[x->cp->klass[t]] > 1)
+			x->hkey[1 + t] = mix64(((uint64_t)1 << 40) + (uint64_t)x->cp->klass[t]);
+	for (int c = 0; c < x->nchecks; c++)
+		x->state_checks |= !npg_xp_builtin(x, c) ||
+				   npg_xp_builtin(x, c)->kind == NPG_P_LIMIT_HOLDS;
 	return true;
 }
 
@@ -145,105 +188,175 @@ static void progress(struct xp *x, double t0, double *last, int depth, bool fina
 		(double)x->nstates / (t - t0), final ? "\n" : "   ");
 }
 
-/* The successor of state @i just computed by step(): check it and store it */
-static bool take(struct xp *x, uint64_t i, int slot, int depth)
+static bool push(struct xp *x, uint64_t idx, int depth)
 {
-	struct npg_explore_stats *s = x->stats;
-	char msg[320];
-	bool fresh;
-	uint64_t idx;
+	struct bucket *b = &x->buckets[depth & (x->nbuckets - 1)];
 
-	s->transitions++;
-	for (int c = 0; c < x->nchecks; c++)
-		if (npg_xp_wanted(x, c, depth + 1) && npg_xp_builtin(x, c) &&
-		    npg_prop_step(npg_xp_builtin(x, c), &x->ctx, msg, sizeof(msg)))
-			npg_xp_record(x, c, (uint32_t)i, slot, depth + 1, npg_xp_pending(x, x->vnew));
-	npg_xp_canonicalize(x, x->vnew, x->perm);
-	idx = npg_xp_lookup_insert(x, x->vnew, (uint32_t)i, slot, &fresh);
-	if (idx == UINT64_MAX)
-		return false;
-	if (!fresh) {
-		s->matched++;
-		return true;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		uint32_t *grown = realloc(b->idx, cap * sizeof(*grown));
+
+		if (!grown)
+			return npg_xp_oom(x);
+		b->idx = grown;
+		b->cap = cap;
 	}
-	for (int c = 0; c < x->nchecks; c++)
-		if (npg_xp_wanted(x, c, depth + 1) && npg_xp_state_broken(x, c, &x->work, msg, sizeof(msg)))
-			npg_xp_record(x, c, (uint32_t)i, slot, depth + 1, npg_xp_pending(x, x->vnew));
+	b->idx[b->n++] = (uint32_t)idx;
+	x->queued++;
 	return true;
 }
 
+/* Successor @s of state @i, @depth calls deep: its checks, and stored if new */
+static bool take(struct xp *x, uint64_t i, const struct succ *s, int depth)
+{
+	struct npg_explore_stats *st = x->stats;
+	int d = depth + s->weight;
+	uint64_t idx;
+	bool fresh;
+
+	st->transitions++;
+	st->merged += (uint64_t)s->weight - 1;
+	if (s->weight >= x->nbuckets) {
+		snprintf(x->err, x->errlen, "internal error: a transition of %d calls", s->weight);
+		x->failed = true;
+		return false;
+	}
+	for (uint64_t f = s->fired; f; f &= f - 1) {
+		int c = __builtin_ctzll(f);
+
+		if (npg_xp_wanted(x, c, d))
+			npg_xp_record(x, c, (uint32_t)i, s->slot, d, npg_xp_pending(x, s->v));
+	}
+	memcpy(x->vnew, s->v, (size_t)x->nw * 4);
+	npg_xp_canonicalize(x, x->vnew, x->perm);
+	idx = npg_xp_lookup_insert(x, x->vnew, s->hash, npg_xp_permute_set(x, s->sleep, x->perm),
+				   (uint32_t)i, s->slot, &fresh);
+	if (idx == UINT64_MAX)
+		return false;
+	if (!fresh) {
+		st->matched++;
+		return true;
+	}
+	npg_xp_check_state(x, s, i, d);
+	return push(x, idx, d);
+}
+
+/* The footprint of @slot's next transition from vbase, without taking it */
+static void footprint_of(struct xp *x, int slot, struct npg_fp *f)
+{
+	const struct local *l = &x->locals[x->vbase[1 + slot]];
+
+	npg_fp_static(&l->task, x->simple[slot], slot, &npg_xp_next(x, x->vbase, slot)->st.op, f);
+}
+
 /*
- * Expand state @i (in vbase and base). With partial-order reduction, the
- * first enabled private step is the state's only successor (its ample set);
- * a state without one is expanded fully.
+ * Expand state @i (canonical, @depth calls deep): every enabled transition
+ * not asleep, then the sleep set of each successor -- the slots asleep
+ * here and those taken before it, that commute with it -- then every
+ * successor's table slot probed, together.
  */
 static bool expand(struct xp *x, uint64_t i, int depth)
 {
-	struct npg_explore_stats *s = x->stats;
-	int first = x->cp->concurrent ? 0 : -1, end = x->cp->concurrent ? x->ntasks : 0;
+	struct npg_explore_stats *st = x->stats;
+	int first = x->cp->concurrent ? 0 : -1, end = x->cp->concurrent ? x->ntasks : 0, ns = 0;
+	uint64_t sleep = npg_xp_sleep_of(x, i), asleep = 0;
+	struct npg_fp zfp[64];
+	bool any = false;
 
+	memcpy(x->vbase, &x->arena[i * x->rw], (size_t)x->nw * 4);
+	for (int slot = first; slot < end && !any; slot++)
+		any = npg_xp_enabled(x, x->vbase, slot);
+	if (!any)
+		return true;
+	if (x->o->max_depth >= 0 && depth >= x->o->max_depth) {
+		st->bounded = true;
+		snprintf(st->bound, sizeof(st->bound), "--max-depth %d reached: "
+			 "states at that depth still have steps to take", x->o->max_depth);
+		return true;
+	}
+	x->hbase = npg_xp_hash(x, x->vbase);
+	if (x->cp->concurrent) {
+		const struct npg_task *t[x->ntasks];
+
+		for (int k = 0; k < x->ntasks; k++)
+			t[k] = &x->locals[x->vbase[1 + k]].task;
+		npg_fp_simple(t, x->ntasks, x->simple);
+	}
 	for (int slot = first; slot < end; slot++) {
+		struct succ *s = &x->succ[ns];
+
 		if (!npg_xp_enabled(x, x->vbase, slot))
 			continue;
-		if (x->o->max_depth >= 0 && depth >= x->o->max_depth) {
-			s->bounded = true;
-			snprintf(s->bound, sizeof(s->bound), "--max-depth %d reached: "
-				 "states at that depth still have steps to take", x->o->max_depth);
-			return true;
+		if (slot >= 0 && slot < 64 && (sleep >> slot & 1)) {
+			footprint_of(x, slot, &zfp[slot]);
+			asleep |= (uint64_t)1 << slot;
+			st->slept++;
+			continue;
 		}
-		break;
+		s->v = &x->sbuf[(size_t)ns * x->nw];
+		if (!npg_xp_transition(x, slot, s))
+			return false;
+		ns++;
 	}
-	for (int slot = 0; x->por && slot < end; slot++) {
-		const struct npg_instr *in;
+	for (int k = 0; x->sleep && k < ns; k++) {
+		struct succ *s = &x->succ[k];
 
-		if (!npg_xp_enabled(x, x->vbase, slot))
-			continue;
-		in = &x->cp->progs[slot].instr[x->locals[x->vbase[1 + slot]].pc];
-		if (!npg_reduce_private_pre(&x->red, &x->base, in->st.task, &in->st.op))
-			continue;
-		if (!npg_xp_step(x, slot))
-			return false;
-		if (x->last_private)
-			return take(x, i, slot, depth);
+		s->sleep = 0;
+		for (uint64_t z = asleep; z; z &= z - 1) {
+			int u = __builtin_ctzll(z);
+
+			if (npg_fp_independent(&zfp[u], &s->fp))
+				s->sleep |= (uint64_t)1 << u;
+		}
+		for (int j = 0; j < k; j++)
+			if (x->succ[j].slot < 64 && npg_fp_independent(&x->succ[j].fp, &s->fp))
+				s->sleep |= (uint64_t)1 << x->succ[j].slot;
 	}
-	for (int slot = first; slot < end; slot++) {
-		if (!npg_xp_enabled(x, x->vbase, slot))
-			continue;
-		if (!npg_xp_step(x, slot) || !take(x, i, slot, depth))
+	for (int k = 0; k < ns; k++)
+		npg_xp_prefetch(x, x->succ[k].hash);
+	for (int k = 0; k < ns; k++)
+		npg_xp_prefetch_row(x, x->succ[k].hash);
+	for (int k = 0; k < ns; k++)
+		if (!take(x, i, &x->succ[k], depth))
 			return false;
-	}
 	return true;
 }
 
 static bool search(struct xp *x)
 {
 	struct npg_explore_stats *s = x->stats;
-	uint64_t level_end = 1;
 	double t0 = now(), last = t0;
+	uint64_t expanded = 0;
 	char msg[320];
 	bool fresh;
-	int depth = 0;
+	int depth;
 
-	if (!initial(x))
+	if (!npg_xp_initial(x))
 		return false;
+	depth = npg_xp_depth(x, x->vnew);
 	for (int c = 0; c < x->nchecks; c++)
-		if (npg_xp_state_broken(x, c, &x->work, msg, sizeof(msg))) {
-			npg_xp_record(x, c, NO_PARENT, -1, 0, 0);
+		if (npg_xp_state_broken(x, c, &x->base, msg, sizeof(msg))) {
+			npg_xp_record(x, c, NO_PARENT, -1, depth, npg_xp_pending(x, x->vnew));
 			x->viol[c].initial = true;
 		}
-	memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
 	npg_xp_canonicalize(x, x->vnew, x->perm);
-	if (npg_xp_lookup_insert(x, x->vnew, NO_PARENT, -1, &fresh) == UINT64_MAX)
+	if (npg_xp_lookup_insert(x, x->vnew, npg_xp_hash(x, x->vnew), 0, NO_PARENT, -1, &fresh) ==
+	    UINT64_MAX || !push(x, 0, depth))
 		return false;
-	for (uint64_t i = 0; i < x->nstates; i++) {
-		if (i == level_end) {
+	while (x->queued) {
+		struct bucket *b = &x->buckets[depth & (x->nbuckets - 1)];
+		uint64_t i;
+
+		if (b->head == b->n) {
+			b->head = b->n = 0;
 			depth++;
-			level_end = x->nstates;
+			continue;
 		}
 		if (npg_xp_all_settled(x, depth + 1))
 			break;
-		if ((i & 1023) == 0) {
+		if ((expanded++ & 1023) == 0) {
 			progress(x, t0, &last, depth, false);
+			npg_xp_cache_grow(x);
 			if (npg_xp_table_bytes(x) > s->table_bytes)
 				s->table_bytes = npg_xp_table_bytes(x);
 		}
@@ -260,8 +373,8 @@ static bool search(struct xp *x)
 				 (unsigned long long)x->nstates, depth);
 			break;
 		}
-		memcpy(x->vbase, &x->arena[i * x->nw], (size_t)x->nw * 4);
-		npg_xp_decode(x, x->vbase, &x->base);
+		i = b->idx[b->head++];
+		x->queued--;
 		s->depth = depth;
 		if (!expand(x, i, depth))
 			return false;
@@ -275,113 +388,146 @@ static bool search(struct xp *x)
 }
 
 /*
- * Replay @n steps from the initial state into @tr (NULL: record nothing).
- * @slots are canonical slots of the stored states when @canonical, else
- * concrete ones; the concrete slots and whether each step was private go
- * to @cslots and @priv.
+ * Replay @n transitions (@slots: canonical slots of the stored states)
+ * from the initial state, recording every call made (x->rec): the first
+ * local calls of the initial state, then each transition's call and the
+ * local calls merged after it.
  */
-static bool replay_path(struct xp *x, int c, const int *slots, int n, bool canonical,
-			int *cslots, bool *priv, struct npg_trace *tr)
+static bool replay_transitions(struct xp *x, const int *slots, int n)
 {
-	if (!initial(x))
+	x->recording = true;
+	x->nrec = 0;
+	if (!npg_xp_initial(x))
 		return false;
-	memcpy(x->base.tasks, x->work.tasks, sizeof(*x->base.tasks) * (size_t)x->ntasks);
-	if (n == 0 && tr)
-		npg_xp_state_broken(x, c, &x->base, tr->message, sizeof(tr->message));
+	memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
 	for (int i = 0; i < n; i++) {
 		uint32_t canon[x->nw];
+		struct succ s = { .v = x->sbuf };
 		int slot = slots[i];
 
-		memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
-		npg_xp_decode(x, x->vbase, &x->base);
-		if (canonical) {
-			memcpy(canon, x->vbase, sizeof(canon));
-			npg_xp_canonicalize(x, canon, x->perm);
-			if (slot >= 0)
-				slot = x->perm[slot];
-		}
-		if (!npg_xp_step(x, slot))
+		memcpy(canon, x->vbase, sizeof(canon));
+		npg_xp_canonicalize(x, canon, x->perm);
+		if (slot >= 0)
+			slot = x->perm[slot];
+		x->hbase = npg_xp_hash(x, x->vbase);
+		if (!npg_xp_transition(x, slot, &s))
 			return false;
-		if (cslots)
-			cslots[i] = slot;
-		if (priv)
-			priv[i] = x->last_private;
-		if (!tr)
-			continue;
+		memcpy(x->vbase, s.v, (size_t)x->nw * 4);
+	}
+	x->recording = false;
+	return true;
+}
+
+static const struct call_rec *rec_at(const struct xp *x, size_t i)
+{
+	return (const struct call_rec *)(x->rec + i * x->rec_size);
+}
+
+/*
+ * Replay the calls of concrete slots @slots one by one (no merging) into
+ * @tr, and the violation of check @c at the end into its message.
+ */
+static bool replay_calls(struct xp *x, int c, const int *slots, int n, struct npg_trace *tr)
+{
+	x->no_chain = true;
+	x->recording = true;
+	x->nrec = 0;
+	if (!npg_xp_initial(x))
+		return false;
+	memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
+	for (int i = 0; i < n; i++) {
+		struct succ s = { .v = x->sbuf };
+
+		if (i == n - 1 && !npg_xp_message(x, c, slots[i], tr->message, sizeof(tr->message)))
+			return false;
+		x->hbase = npg_xp_hash(x, x->vbase);
+		if (!npg_xp_transition(x, slots[i], &s))
+			return false;
+		memcpy(x->vbase, s.v, (size_t)x->nw * 4);
+	}
+	if (n == 0)
+		npg_xp_state_broken(x, c, &x->base, tr->message, sizeof(tr->message));
+	x->no_chain = false;
+	x->recording = false;
+	tr->steps = calloc((size_t)x->nrec + 1, sizeof(*tr->steps));
+	if (!tr->steps)
+		return npg_xp_oom(x);
+	for (size_t i = 0; i < x->nrec; i++) {
+		const struct call_rec *r = rec_at(x, i);
 		struct npg_trace_step *ts = &tr->steps[i];
 
-		ts->task = x->ctx.actor;
-		ts->st = x->last_st;
-		ts->result = x->ctx.result;
-		ts->after = x->work.tasks[x->ctx.actor];
-		ts->counts = calloc((size_t)x->nuids, sizeof(long));
+		ts->task = r->task;
+		ts->st = r->st;
+		ts->result = r->result;
+		ts->after = r->after;
+		ts->counts = calloc((size_t)x->nuids + 1, sizeof(long));
 		if (!ts->counts)
 			return npg_xp_oom(x);
-		for (int u = 0; u < x->nuids; u++)
-			ts->counts[u] = x->work.counts[u].count;
-		tr->n = i + 1;
-		if (i == n - 1) {
-			const struct npg_prop *p = npg_xp_builtin(x, c);
-
-			if (!(p && npg_prop_step(p, &x->ctx, tr->message, sizeof(tr->message))))
-				npg_xp_state_broken(x, c, &x->work, tr->message, sizeof(tr->message));
-		}
+		memcpy(ts->counts, r->counts, sizeof(long) * (size_t)x->nuids);
+		tr->n = (int)i + 1;
 	}
 	return true;
 }
 
 /*
  * Replay violation @c on concrete task indices into @tr. The path found
- * may end with private steps of tasks that act no more (partial-order
- * reduction took them first); they commute to the end and change no
- * property, so they are dropped, and the rest is replayed again.
+ * may end with local calls of tasks that make no other call after them
+ * (merged into a transition, or made first for reduction); they commute
+ * to the end and change no property, so they are dropped, and the rest is
+ * replayed again, one call at a time.
  */
 static bool replay(struct xp *x, int c, struct npg_trace *tr)
 {
 	const struct violation *v = &x->viol[c];
-	int n = v->steps, k = n, kept = 0;
-	int *path = calloc((size_t)n + 1, sizeof(int));
-	int *cslots = calloc((size_t)n + 1, sizeof(int));
-	bool *priv = calloc((size_t)n + 1, sizeof(bool));
+	int n = 0, k, kept = 0;
+	int *path = NULL, *calls = NULL;
 	bool *tail = calloc((size_t)x->ntasks + 1, sizeof(bool));
 	bool ok = false;
 
-	if (!path || !cslots || !priv || !tail) {
+	if (!v->initial)
+		for (uint32_t s = v->pre, m = 1; ; s = x->parent[s], m++) {
+			n = (int)m;
+			if (x->parent[s] == NO_PARENT)
+				break;
+		}
+	path = calloc((size_t)n + 1, sizeof(int));
+	if (!path || !tail) {
 		npg_xp_oom(x);
 		goto out;
 	}
 	if (n > 0) {
+		k = n;
 		path[--k] = v->via;
 		for (uint32_t s = v->pre; x->parent[s] != NO_PARENT; s = x->parent[s])
 			path[--k] = x->via[s];
 	}
-	if (!replay_path(x, c, path, n, true, cslots, priv, NULL))
+	if (!replay_transitions(x, path, n))
 		goto out;
-	/* keep a step unless it is private and its task takes no other kind later */
-	for (int t = 0; t < x->ntasks; t++)
-		tail[t] = true;
-	for (int i = n - 1; i >= 0; i--) {
-		int t = cslots[i] < 0 ? 0 : cslots[i];
-
-		path[i] = cslots[i];
-		if (priv[i] && tail[t])
-			path[i] = INT32_MIN;
-		else if (!priv[i])
-			tail[t] = false;
-	}
-	for (int i = 0; i < n; i++)
-		if (path[i] != INT32_MIN)
-			path[kept++] = path[i];
-	tr->steps = calloc((size_t)kept + 1, sizeof(*tr->steps));
-	if (!tr->steps) {
+	calls = calloc(x->nrec + 1, sizeof(int));
+	if (!calls) {
 		npg_xp_oom(x);
 		goto out;
 	}
-	ok = replay_path(x, c, path, kept, false, NULL, NULL, tr);
+	/* keep a call unless it is local and its task makes no other kind later */
+	for (int t = 0; t < x->ntasks; t++)
+		tail[t] = true;
+	for (size_t i = x->nrec; i-- > 0;) {
+		const struct call_rec *r = rec_at(x, i);
+
+		calls[i] = r->slot;
+		if (r->local && tail[r->task])
+			calls[i] = INT32_MIN;
+		else if (!r->local)
+			tail[r->task] = false;
+	}
+	for (size_t i = 0; i < x->nrec; i++)
+		if (calls[i] != INT32_MIN)
+			calls[kept++] = calls[i];
+	ok = replay_calls(x, c, calls, kept, tr);
 out:
+	x->recording = x->no_chain = false;
 	free(path);
-	free(cslots);
-	free(priv);
+	free(calls);
 	free(tail);
 	return ok;
 }
@@ -397,17 +543,27 @@ static void teardown(struct xp *x)
 	free(x->stab);
 	free(x->vbase);
 	free(x->vnew);
+	free(x->vdec);
+	free(x->hkey);
 	free(x->perm);
+	free(x->simple);
+	free(x->succ);
+	free(x->sbuf);
+	free(x->rec);
+	free(x->cache);
+	for (int i = 0; x->buckets && i < x->nbuckets; i++)
+		free(x->buckets[i].idx);
+	free(x->buckets);
 	for (int c = 0; x->members && c < x->ntasks; c++)
 		free(x->members[c]);
 	free(x->members);
 	free(x->nmembers);
 	free(x->init_tasks);
 	free(x->init_counts);
-	free(x->base.tasks);
-	free(x->base.counts);
-	free(x->work.tasks);
-	free(x->work.counts);
+	npg_world_free(&x->base);
+	npg_world_free(&x->work);
+	npg_world_free(&x->mid);
+	npg_world_free(&x->check);
 	npg_reduce_free(&x->red);
 }
 

@@ -1,11 +1,14 @@
 /*
- * Breadth-first search over every interleaving of a concurrent scenario on
- * the model of one policy. A state is a vector of 32-bit words: the
- * sequential program's counter, one interned "local" per task (the model's
- * task record, its program counter, whether its last call failed, its
- * monitor bits) and one count per user; tasks of one symmetry class are
- * sorted (program.h), so permuted states are stored once. Breadth-first
- * order makes the first violation of each property a shortest one.
+ * Search over every interleaving of a concurrent scenario on the model of
+ * one policy, in order of depth (the calls made), so that the first
+ * violation of each property found is a shortest one. A state is a vector
+ * of 32-bit words: the sequential program's counter, one interned "local"
+ * per task (the model's task record, its program counter, whether its
+ * last call failed, its monitor bits, its calls) and one count per user;
+ * tasks of one symmetry class are sorted (program.h), so permuted states
+ * are stored once. Partial-order reduction merges local calls into the
+ * transition before them and sleep sets skip transitions already taken
+ * from a sibling: doc/explore-reduction.md.
  */
 #ifndef NPG_EXPLORE_SEARCH_H
 #define NPG_EXPLORE_SEARCH_H
@@ -25,7 +28,8 @@ struct npg_explore_opts {
 	int max_depth;		/* -1: no bound */
 	uint64_t max_memory;	/* bytes of the explorer's tables */
 	bool symmetry;
-	bool por;		/* partial-order reduction (reduce.h) */
+	bool por;		/* partial-order reduction: local calls merged (reduce.h), sleep sets */
+	bool sleep_sets;	/* sleep sets (with por) */
 	bool progress;		/* a line on stderr for searches over a second */
 	const char *label;	/* for the progress line */
 	int nprops;
@@ -59,6 +63,8 @@ struct npg_check_result {
 
 struct npg_explore_stats {
 	uint64_t stored, matched, transitions;
+	uint64_t slept;			/* transitions a sleep set skipped */
+	uint64_t merged;		/* local calls made inside transitions */
 	int depth;			/* deepest level expanded */
 	uint64_t table_bytes;		/* the explorer's own tables at their peak */
 	double seconds;

@@ -23,19 +23,32 @@ static uint64_t mix(uint64_t h)
 }
 
 /*
- * Word-at-a-time hashing (a multiply and a rotate a word, one final mix):
- * a state is a dozen words and a local a few hundred bytes, hashed on every
- * transition, so a byte-at-a-time hash was half the search's time.
+ * A state's hash is the sum of one mixed hash per word, keyed by the
+ * word's place -- and every member of a symmetry class by its class: the
+ * sum is the same for every permutation of a class, so the canonical form
+ * need not be made before hashing, and a transition that changes two
+ * words changes the sum by two terms (npg_xp_rehash()).
  */
-static uint32_t hash_words(const uint32_t *w, int n)
+static uint64_t word_hash(uint64_t key, uint32_t w)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+	return mix(key ^ ((uint64_t)w * 0x9e3779b97f4a7c15ULL));
+}
 
-	for (int i = 0; i < n; i++) {
-		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
-		h = (h << 29) | (h >> 35);
-	}
-	return (uint32_t)(mix(h) >> 32);
+uint64_t npg_xp_hash(const struct xp *x, const uint32_t *v)
+{
+	uint64_t h = 0;
+
+	for (int i = 0; i < x->nw; i++)
+		h += word_hash(x->hkey[i], v[i]);
+	return h;
+}
+
+uint64_t npg_xp_rehash(const struct xp *x, uint64_t hbase, const uint32_t *base, const uint32_t *v)
+{
+	for (int i = 0; i < x->nw; i++)
+		if (base[i] != v[i])
+			hbase += word_hash(x->hkey[i], v[i]) - word_hash(x->hkey[i], base[i]);
+	return hbase;
 }
 
 /* a local is zeroed before it is filled, so its padding hashes alike */
@@ -67,8 +80,12 @@ static uint32_t hash_local(const struct local *l)
 
 uint64_t npg_xp_table_bytes(const struct xp *x)
 {
-	return x->scap * ((uint64_t)x->nw * 4 + 4 + 2) + (x->smask + 1) * 8 +
-	       (uint64_t)x->lcap * (sizeof(struct local) + 4) + ((uint64_t)x->lmask + 1) * 4;
+	uint64_t b = x->scap * ((uint64_t)x->rw * 4 + 4 + 2) + (x->smask + 1) * 8 +
+		     (uint64_t)x->lcap * (sizeof(struct local) + 4) + ((uint64_t)x->lmask + 1) * 4;
+
+	for (int i = 0; i < x->nbuckets; i++)
+		b += x->buckets[i].cap * 4;
+	return b + npg_xp_cache_bytes(x);
 }
 
 bool npg_xp_oom(struct xp *x)
@@ -125,20 +142,24 @@ static uint32_t intern(struct xp *x, const struct local *l)
 	return x->nlocals - 1;
 }
 
-static const struct npg_prog *prog_of(const struct xp *x, int slot)
-{
-	return slot < 0 ? &x->cp->seq : &x->cp->progs[slot];
-}
-
 static bool guard_false(const struct npg_instr *in, bool failed)
 {
 	return (in->guard == NPG_GUARD_FAILED && !failed) ||
 	       (in->guard == NPG_GUARD_SUCCEEDED && failed);
 }
 
-/* Task @i of @w, with its program counter and bits, as an interned local */
+uint32_t npg_xp_skip_guards(const struct xp *x, int slot, uint32_t pc, bool failed)
+{
+	const struct npg_prog *pg = &x->cp->progs[slot];
+
+	while (pc < (uint32_t)pg->ninstr && guard_false(&pg->instr[pc], failed))
+		pc++;
+	return pc;
+}
+
+/* Task @i of @w, with its counters and bits, as an interned local */
 uint32_t npg_xp_encode_task(struct xp *x, const struct npg_world *w, int i, uint32_t pc,
-			    bool failed, unsigned mon, uint32_t pend)
+			    bool failed, unsigned mon, uint32_t pend, uint32_t calls)
 {
 	struct local l;
 
@@ -154,12 +175,10 @@ uint32_t npg_xp_encode_task(struct xp *x, const struct npg_world *w, int i, uint
 	l.task = w->tasks[i];
 	if (l.task.leader == i)
 		l.task.leader = SELF_LEADER;
+	if (x->cp->concurrent)
+		l.calls = calls;
 	if (l.task.state == NPG_TASK_RUNNING && x->cp->concurrent) {
-		const struct npg_prog *pg = prog_of(x, i);
-
-		while (pc < (uint32_t)pg->ninstr && guard_false(&pg->instr[pc], failed))
-			pc++;
-		l.pc = pc;
+		l.pc = npg_xp_skip_guards(x, i, pc, failed);
 		l.failed = failed;
 		l.mon = mon;
 		l.pend = pend;
@@ -169,17 +188,37 @@ uint32_t npg_xp_encode_task(struct xp *x, const struct npg_world *w, int i, uint
 	return intern(x, &l);
 }
 
-void npg_xp_decode(const struct xp *x, const uint32_t *v, struct npg_world *w)
+void npg_xp_decode_task(const struct xp *x, uint32_t id, int i, struct npg_task *t)
 {
-	for (int i = 0; i < x->ntasks; i++) {
-		w->tasks[i] = x->locals[v[1 + i]].task;
-		if (w->tasks[i].leader == SELF_LEADER)
-			w->tasks[i].leader = i;
-	}
-	for (int k = 0; k < x->nuids; k++)
-		w->counts[k].count = (int32_t)v[1 + x->ntasks + k];
+	*t = x->locals[id].task;
+	if (t->leader == SELF_LEADER)
+		t->leader = i;
 }
 
+void npg_xp_decode(struct xp *x, const uint32_t *v)
+{
+	for (int i = 0; i < x->ntasks; i++) {
+		if (x->dec_valid && x->vdec[1 + i] == v[1 + i])
+			continue;
+		npg_xp_decode_task(x, v[1 + i], i, &x->base.tasks[i]);
+		x->work.tasks[i] = x->base.tasks[i];
+		x->mid.tasks[i] = x->base.tasks[i];
+	}
+	for (int k = 0; k < x->nuids; k++)
+		x->base.counts[k].count = x->work.counts[k].count = x->mid.counts[k].count =
+			(int32_t)v[1 + x->ntasks + k];
+	memcpy(x->vdec, v, (size_t)x->nw * 4);
+	x->dec_valid = true;
+}
+
+int npg_xp_depth(const struct xp *x, const uint32_t *v)
+{
+	long d = v[0];
+
+	for (int i = 0; i < x->ntasks; i++)
+		d += x->locals[v[1 + i]].calls;
+	return d > INT32_MAX ? INT32_MAX : (int)d;
+}
 /* Sort each class's slots by local id (not-yet-created last); perm[canonical] = concrete */
 void npg_xp_canonicalize(const struct xp *x, uint32_t *v, int *perm)
 {
@@ -217,6 +256,18 @@ void npg_xp_canonicalize(const struct xp *x, uint32_t *v, int *perm)
 	}
 }
 
+uint64_t npg_xp_permute_set(const struct xp *x, uint64_t set, const int *perm)
+{
+	uint64_t out = 0;
+
+	if (!set || !x->o->symmetry)
+		return set;
+	for (int j = 0; j < x->ntasks && j < 64; j++)
+		if (perm[j] < 64 && (set >> perm[j] & 1))
+			out |= (uint64_t)1 << j;
+	return out;
+}
+
 static bool same_words(const uint32_t *a, const uint32_t *b, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -225,62 +276,121 @@ static bool same_words(const uint32_t *a, const uint32_t *b, int n)
 	return true;
 }
 
-/* Index of state @v, inserting it if new (*fresh); UINT64_MAX when out of memory */
-uint64_t npg_xp_lookup_insert(struct xp *x, const uint32_t *v, uint32_t parent, int via, bool *fresh)
+void npg_xp_prefetch(const struct xp *x, uint64_t hash)
 {
-	uint32_t h = hash_words(v, x->nw);
-	uint64_t i = h & x->smask;
+	__builtin_prefetch(&x->stab[(uint32_t)hash & x->smask]);
+}
+
+void npg_xp_prefetch_row(const struct xp *x, uint64_t hash)
+{
+	uint64_t e = x->stab[(uint32_t)hash & x->smask];
+
+	if (e && (e >> 32) == (hash & UINT32_MAX))
+		__builtin_prefetch(&x->arena[((e & UINT32_MAX) - 1) * x->rw]);
+}
+
+static uint64_t get_sleep(const struct xp *x, const uint32_t *row)
+{
+	if (x->sw == 0)
+		return 0;
+	return row[x->nw] | (x->sw == 2 ? (uint64_t)row[x->nw + 1] << 32 : 0);
+}
+
+static void set_sleep(const struct xp *x, uint32_t *row, uint64_t sleep)
+{
+	if (x->sw >= 1)
+		row[x->nw] = (uint32_t)sleep;
+	if (x->sw == 2)
+		row[x->nw + 1] = (uint32_t)(sleep >> 32);
+}
+
+uint64_t npg_xp_sleep_of(const struct xp *x, uint64_t idx)
+{
+	return get_sleep(x, &x->arena[idx * x->rw]);
+}
+
+static bool grow_states(struct xp *x)
+{
+	uint64_t ncap = x->scap * 2;
+	uint32_t *a = realloc(x->arena, ncap * (size_t)x->rw * 4);
+	uint32_t *p;
+	int16_t *vi;
+
+	if (!a)
+		return npg_xp_oom(x);
+	x->arena = a;
+	p = realloc(x->parent, ncap * sizeof(*p));
+	if (!p)
+		return npg_xp_oom(x);
+	x->parent = p;
+	vi = realloc(x->via, ncap * sizeof(*vi));
+	if (!vi)
+		return npg_xp_oom(x);
+	x->via = vi;
+	x->scap = ncap;
+	return true;
+}
+
+static bool grow_table(struct xp *x)
+{
+	uint64_t nmask = x->smask * 2 + 1;
+	uint64_t *nt = calloc(nmask + 1, sizeof(*nt));
+
+	if (!nt)
+		return npg_xp_oom(x);
+	for (uint64_t k = 0; k <= x->smask; k++) {
+		uint64_t j;
+
+		if (!x->stab[k])
+			continue;
+		/* the slot keeps the hash's low half: where it goes, without the row */
+		for (j = (x->stab[k] >> 32) & nmask; nt[j]; j = (j + 1) & nmask)
+			;
+		nt[j] = x->stab[k];
+	}
+	free(x->stab);
+	x->stab = nt;
+	x->smask = nmask;
+	return true;
+}
+
+uint64_t npg_xp_lookup_insert(struct xp *x, const uint32_t *v, uint64_t hash, uint64_t sleep,
+			      uint32_t parent, int via, bool *fresh)
+{
+	uint64_t i = (uint32_t)hash & x->smask, tag = hash << 32;
+	uint32_t *row;
 
 	*fresh = false;
 	while (x->stab[i]) {
-		uint64_t k = (x->stab[i] & UINT32_MAX) - 1;
+		if ((x->stab[i] & ~(uint64_t)UINT32_MAX) == tag) {
+			uint64_t k = (x->stab[i] & UINT32_MAX) - 1;
 
-		if ((x->stab[i] >> 32) == h && same_words(&x->arena[k * x->nw], v, x->nw))
-			return k;
+			row = &x->arena[k * x->rw];
+			if (same_words(row, v, x->nw)) {
+				/* every path to a state is as long: it is not expanded yet */
+				if (x->sw)
+					set_sleep(x, row, get_sleep(x, row) & sleep);
+				return k;
+			}
+		}
 		i = (i + 1) & x->smask;
 	}
-	if (x->nstates == x->scap) {
-		uint64_t ncap = x->scap * 2;
-		uint32_t *a = realloc(x->arena, ncap * (size_t)x->nw * 4);
-		uint32_t *p;
-		int16_t *vi;
-
-		if (!a)
-			return npg_xp_oom(x), UINT64_MAX;
-		x->arena = a;
-		p = realloc(x->parent, ncap * sizeof(*p));
-		if (!p)
-			return npg_xp_oom(x), UINT64_MAX;
-		x->parent = p;
-		vi = realloc(x->via, ncap * sizeof(*vi));
-		if (!vi)
-			return npg_xp_oom(x), UINT64_MAX;
-		x->via = vi;
-		x->scap = ncap;
+	if (x->nstates >= UINT32_MAX - 1) {
+		snprintf(x->err, x->errlen, "more than %u states: beyond what one search stores",
+			 UINT32_MAX - 2);
+		x->failed = true;
+		return UINT64_MAX;
 	}
-	memcpy(&x->arena[x->nstates * (uint64_t)x->nw], v, (size_t)x->nw * 4);
+	if (x->nstates == x->scap && !grow_states(x))
+		return UINT64_MAX;
+	row = &x->arena[x->nstates * (uint64_t)x->rw];
+	memcpy(row, v, (size_t)x->nw * 4);
+	set_sleep(x, row, sleep);
 	x->parent[x->nstates] = parent;
 	x->via[x->nstates] = (int16_t)via;
-	x->stab[i] = (uint64_t)h << 32 | (uint32_t)++x->nstates;
+	x->stab[i] = tag | (uint32_t)++x->nstates;
 	*fresh = true;
-	if (x->nstates * 2 > x->smask) {
-		uint64_t nmask = x->smask * 2 + 1;
-		uint64_t *nt = calloc(nmask + 1, sizeof(*nt));
-
-		if (!nt)
-			return npg_xp_oom(x), UINT64_MAX;
-		for (uint64_t k = 0; k <= x->smask; k++) {
-			uint64_t j;
-
-			if (!x->stab[k])
-				continue;
-			for (j = (x->stab[k] >> 32) & nmask; nt[j]; j = (j + 1) & nmask)
-				;
-			nt[j] = x->stab[k];
-		}
-		free(x->stab);
-		x->stab = nt;
-		x->smask = nmask;
-	}
+	if (x->nstates * 2 > x->smask && x->smask < UINT32_MAX && !grow_table(x))
+		return UINT64_MAX;
 	return x->nstates - 1;
 }
