@@ -83,10 +83,26 @@ struct centry {
 	int32_t pad;
 };
 
-/* The states waiting to be expanded, one list per depth (Dial's buckets) */
+/*
+ * What waits at one depth (Dial's buckets), in order: states to expand
+ * (a state's index), and arrivals of transitions of several calls on
+ * their way down, one level a turn (an index into arr | ARRIVAL)
+ */
+#define ARRIVAL ((uint64_t)1 << 32)
 struct bucket {
-	uint32_t *idx;
+	uint64_t *e;
 	size_t n, head, cap;
+	char *arr;		/* struct arrival records */
+	size_t narr, arrcap;
+};
+
+struct arrival {
+	uint32_t parent;	/* the state it leaves */
+	int32_t slot;
+	int32_t left;		/* levels still to go */
+	uint32_t pad;
+	uint64_t hash, sleep;
+	uint32_t v[];		/* the state it reaches */
 };
 
 struct xp {
@@ -109,6 +125,7 @@ struct xp {
 	struct bucket *buckets;
 	int nbuckets;			/* a power of two above the heaviest transition */
 	uint64_t queued;
+	size_t arr_size;		/* of an arrival record */
 	/*
 	 * Worlds: base is the state being expanded, work where a call runs,
 	 * mid the world before a local call of the transition's chain; out

@@ -107,6 +107,7 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 	x->simple = calloc((size_t)x->ntasks + 1, sizeof(bool));
 	x->succ = calloc((size_t)x->ntasks + 1, sizeof(*x->succ));
 	x->sbuf = calloc(((size_t)x->ntasks + 1) * (size_t)x->nw, 4);
+	x->arr_size = (sizeof(struct arrival) + (size_t)x->nw * 4 + 7) / 8 * 8;
 	x->rec_size = (sizeof(struct call_rec) + sizeof(long) * (size_t)x->nuids + 15) / 16 * 16;
 	if (!x->locals || !x->lhash || !x->ltab || !x->arena || !x->parent || !x->via || !x->stab ||
 	    !x->vbase || !x->vnew || !x->vdec || !x->hkey || !x->perm || !x->simple || !x->succ ||
@@ -188,30 +189,77 @@ static void progress(struct xp *x, double t0, double *last, int depth, bool fina
 		(double)x->nstates / (t - t0), final ? "\n" : "   ");
 }
 
-static bool push(struct xp *x, uint64_t idx, int depth)
+static bool push(struct xp *x, uint64_t e, int depth)
 {
 	struct bucket *b = &x->buckets[depth & (x->nbuckets - 1)];
 
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 256;
-		uint32_t *grown = realloc(b->idx, cap * sizeof(*grown));
+		uint64_t *grown = realloc(b->e, cap * sizeof(*grown));
 
 		if (!grown)
 			return npg_xp_oom(x);
-		b->idx = grown;
+		b->e = grown;
 		b->cap = cap;
 	}
-	b->idx[b->n++] = (uint32_t)idx;
+	b->e[b->n++] = e;
 	x->queued++;
 	return true;
 }
 
-/* Successor @s of state @i, @depth calls deep: its checks, and stored if new */
+/* An arrival @depth calls deep, @left levels from its state */
+static bool push_arrival(struct xp *x, uint32_t parent, int slot, int left, uint64_t hash,
+			 uint64_t sleep, const uint32_t *v, int depth)
+{
+	struct bucket *b = &x->buckets[depth & (x->nbuckets - 1)];
+	struct arrival *a;
+
+	if (b->narr == b->arrcap) {
+		size_t cap = b->arrcap ? b->arrcap * 2 : 64;
+		char *grown = realloc(b->arr, cap * x->arr_size);
+
+		if (!grown)
+			return npg_xp_oom(x);
+		b->arr = grown;
+		b->arrcap = cap;
+	}
+	a = (struct arrival *)(b->arr + b->narr * x->arr_size);
+	*a = (struct arrival){ .parent = parent, .slot = slot, .left = left, .hash = hash,
+			       .sleep = sleep };
+	memcpy(a->v, v, (size_t)x->nw * 4);
+	return push(x, ARRIVAL | b->narr++, depth);
+}
+
+/* State @v (not canonical), @depth calls deep, reached from @parent: stored if new */
+static bool arrive(struct xp *x, const uint32_t *v, uint64_t hash, uint64_t sleep,
+		   uint32_t parent, int slot, int depth, bool *fresh)
+{
+	uint64_t idx;
+
+	memcpy(x->vnew, v, (size_t)x->nw * 4);
+	npg_xp_canonicalize(x, x->vnew, x->perm);
+	idx = npg_xp_lookup_insert(x, x->vnew, hash, npg_xp_permute_set(x, sleep, x->perm),
+				   parent, slot, fresh);
+	if (idx == UINT64_MAX)
+		return false;
+	if (!*fresh) {
+		x->stats->matched++;
+		return true;
+	}
+	return push(x, idx, depth);
+}
+
+/*
+ * Successor @s of state @i, @depth calls deep: its checks, and stored if
+ * new. A transition of several calls reaches its state as a search taking
+ * one call at a time would: one level down a turn, so that of two equally
+ * short counterexamples the same one is found with merging as without
+ * (and its state is judged when its first call is made).
+ */
 static bool take(struct xp *x, uint64_t i, const struct succ *s, int depth)
 {
 	struct npg_explore_stats *st = x->stats;
 	int d = depth + s->weight;
-	uint64_t idx;
 	bool fresh;
 
 	st->transitions++;
@@ -227,18 +275,16 @@ static bool take(struct xp *x, uint64_t i, const struct succ *s, int depth)
 		if (npg_xp_wanted(x, c, d))
 			npg_xp_record(x, c, (uint32_t)i, s->slot, d, npg_xp_pending(x, s->v));
 	}
-	memcpy(x->vnew, s->v, (size_t)x->nw * 4);
-	npg_xp_canonicalize(x, x->vnew, x->perm);
-	idx = npg_xp_lookup_insert(x, x->vnew, s->hash, npg_xp_permute_set(x, s->sleep, x->perm),
-				   (uint32_t)i, s->slot, &fresh);
-	if (idx == UINT64_MAX)
-		return false;
-	if (!fresh) {
-		st->matched++;
-		return true;
+	if (s->weight > 1) {
+		npg_xp_check_state(x, s, i, d);
+		return push_arrival(x, (uint32_t)i, s->slot, s->weight - 1, s->hash, s->sleep, s->v,
+				    depth + 1);
 	}
-	npg_xp_check_state(x, s, i, d);
-	return push(x, idx, d);
+	if (!arrive(x, s->v, s->hash, s->sleep, (uint32_t)i, s->slot, d, &fresh))
+		return false;
+	if (fresh)
+		npg_xp_check_state(x, s, i, d);
+	return true;
 }
 
 /* The footprint of @slot's next transition from vbase, without taking it */
@@ -348,8 +394,22 @@ static bool search(struct xp *x)
 		uint64_t i;
 
 		if (b->head == b->n) {
-			b->head = b->n = 0;
+			b->head = b->n = b->narr = 0;
 			depth++;
+			continue;
+		}
+		if (b->e[b->head] & ARRIVAL) {
+			const struct arrival *a = (const struct arrival *)
+				(b->arr + (b->e[b->head++] & UINT32_MAX) * x->arr_size);
+			bool ok;
+
+			x->queued--;
+			ok = a->left > 1 ? push_arrival(x, a->parent, a->slot, a->left - 1, a->hash,
+							a->sleep, a->v, depth + 1)
+					 : arrive(x, a->v, a->hash, a->sleep, a->parent, a->slot,
+						  depth + 1, &fresh);
+			if (!ok)
+				return false;
 			continue;
 		}
 		if (npg_xp_all_settled(x, depth + 1))
@@ -373,7 +433,7 @@ static bool search(struct xp *x)
 				 (unsigned long long)x->nstates, depth);
 			break;
 		}
-		i = b->idx[b->head++];
+		i = b->e[b->head++];
 		x->queued--;
 		s->depth = depth;
 		if (!expand(x, i, depth))
@@ -551,8 +611,10 @@ static void teardown(struct xp *x)
 	free(x->sbuf);
 	free(x->rec);
 	free(x->cache);
-	for (int i = 0; x->buckets && i < x->nbuckets; i++)
-		free(x->buckets[i].idx);
+	for (int i = 0; x->buckets && i < x->nbuckets; i++) {
+		free(x->buckets[i].e);
+		free(x->buckets[i].arr);
+	}
 	free(x->buckets);
 	for (int c = 0; x->members && c < x->ntasks; c++)
 		free(x->members[c]);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "backend/model_step.h"
 #include "explore/explorer.h"
@@ -84,7 +85,7 @@ uint64_t npg_xp_table_bytes(const struct xp *x)
 		     (uint64_t)x->lcap * (sizeof(struct local) + 4) + ((uint64_t)x->lmask + 1) * 4;
 
 	for (int i = 0; i < x->nbuckets; i++)
-		b += x->buckets[i].cap * 4;
+		b += x->buckets[i].cap * 8 + x->buckets[i].arrcap * x->arr_size;
 	return b + npg_xp_cache_bytes(x);
 }
 
@@ -309,6 +310,21 @@ uint64_t npg_xp_sleep_of(const struct xp *x, uint64_t idx)
 	return get_sleep(x, &x->arena[idx * x->rw]);
 }
 
+/*
+ * The tables grow to tens of MiB: in 2 MiB pages where the kernel gives
+ * them (transparent huge pages in "madvise" mode), a page fault per 2 MiB
+ * instead of per 4 KiB -- measured, faults were a tenth of the search
+ * (a hint only: nothing changes where it is refused)
+ */
+static void huge(void *p, size_t len)
+{
+	uintptr_t a = ((uintptr_t)p + ((uintptr_t)2 << 20) - 1) & ~(((uintptr_t)2 << 20) - 1);
+	uintptr_t e = ((uintptr_t)p + len) & ~(((uintptr_t)2 << 20) - 1);
+
+	if (e > a)
+		madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
+
 static bool grow_states(struct xp *x)
 {
 	uint64_t ncap = x->scap * 2;
@@ -319,6 +335,7 @@ static bool grow_states(struct xp *x)
 	if (!a)
 		return npg_xp_oom(x);
 	x->arena = a;
+	huge(a, ncap * (size_t)x->rw * 4);
 	p = realloc(x->parent, ncap * sizeof(*p));
 	if (!p)
 		return npg_xp_oom(x);
@@ -338,6 +355,7 @@ static bool grow_table(struct xp *x)
 
 	if (!nt)
 		return npg_xp_oom(x);
+	huge(nt, (nmask + 1) * sizeof(*nt));
 	for (uint64_t k = 0; k <= x->smask; k++) {
 		uint64_t j;
 

@@ -273,15 +273,16 @@ static bool run(struct xp *x, int slot, struct succ *s)
 	}
 	copy_counts(&x->mid, &x->work);
 	s->weight = 1;
-	if (slot >= 0) {
-		if ((n = chain(x, p, &kp)) < 0)
+	/* the lower slot's local calls first, as one at a time by task order would take them */
+	for (int j = 0; slot >= 0 && j < 2; j++) {
+		bool child_first = child >= 0 && child < p;
+		int t = (j == 0) == child_first ? child : p;
+
+		if (t < 0)
+			continue;
+		if ((n = chain(x, t, t == p ? &kp : &kc)) < 0)
 			return false;
 		s->weight += n;
-		if (child >= 0) {
-			if ((n = chain(x, child, &kc)) < 0)
-				return false;
-			s->weight += n;
-		}
 	}
 	memcpy(s->v, vb, (size_t)x->nw * 4);
 	if (slot < 0)
