@@ -282,10 +282,12 @@ static long rss_mib(void)
 
 static void print_stats(const char *file, const char *policy, const struct npg_explore_stats *s)
 {
-	printf("%s: %s: %llu states stored, %llu matched, %llu transitions, depth %d, "
-	       "tables %.1f MiB, peak RSS %ld MiB, %.3f s, %.0f states/s%s%s\n",
+	printf("%s: %s: %llu states stored, %llu matched, %llu transitions (%llu local calls "
+	       "merged, %llu slept), depth %d, tables %.1f MiB, peak RSS %ld MiB, %.3f s, "
+	       "%.0f states/s%s%s\n",
 	       file, policy, (unsigned long long)s->stored, (unsigned long long)s->matched,
-	       (unsigned long long)s->transitions, s->depth, (double)s->table_bytes / 1048576.0,
+	       (unsigned long long)s->transitions, (unsigned long long)s->merged,
+	       (unsigned long long)s->slept, s->depth, (double)s->table_bytes / 1048576.0,
 	       rss_mib(), s->seconds, s->seconds > 0 ? (double)s->stored / s->seconds : 0.0,
 	       s->bounded ? "; INCOMPLETE: " : "", s->bounded ? s->bound : "");
 }

@@ -83,17 +83,11 @@ struct centry {
 	int32_t pad;
 };
 
-/*
- * What waits at one depth (Dial's buckets), in order: states to expand
- * (a state's index), and arrivals of transitions of several calls on
- * their way down, one level a turn (an index into arr | ARRIVAL)
- */
+/* What waits at one depth (queue.c) */
 #define ARRIVAL ((uint64_t)1 << 32)
+struct qchunk;
 struct bucket {
-	uint64_t *e;
-	size_t n, head, cap;
-	char *arr;		/* struct arrival records */
-	size_t narr, arrcap;
+	struct qchunk *first, *last;
 };
 
 struct arrival {
@@ -124,8 +118,11 @@ struct xp {
 	/* the queue: states by depth */
 	struct bucket *buckets;
 	int nbuckets;			/* a power of two above the heaviest transition */
-	uint64_t queued;
-	size_t arr_size;		/* of an arrival record */
+	uint64_t queued;		/* entries */
+	struct qchunk *qfree;		/* chunks read, for reuse */
+	uint64_t qchunks;		/* chunks allocated */
+	size_t arr_words;		/* of an arrival record, in 64-bit words */
+	uint64_t *abuf;			/* one arrival record */
 	/*
 	 * Worlds: base is the state being expanded, work where a call runs,
 	 * mid the world before a local call of the transition's chain; out
@@ -174,6 +171,11 @@ struct xp {
 
 /* --- state.c --- */
 
+/* The state tables' memory: zeroed mappings that grow in place */
+void *npg_xp_big_alloc(size_t len);
+void *npg_xp_big_grow(void *p, size_t old, size_t len);
+void npg_xp_big_free(void *p, size_t len);
+
 uint64_t npg_xp_table_bytes(const struct xp *x);
 bool npg_xp_oom(struct xp *x);
 /* Task @i of @w, with its counters and bits, as an interned local */
@@ -189,6 +191,8 @@ void npg_xp_decode(struct xp *x, const uint32_t *v);
 void npg_xp_canonicalize(const struct xp *x, uint32_t *v, int *perm);
 /* A set of concrete slots in the canonical numbering of perm */
 uint64_t npg_xp_permute_set(const struct xp *x, uint64_t set, const int *perm);
+/* Each word's hash key: a symmetry class's members share theirs */
+void npg_xp_hash_keys(struct xp *x);
 /* The hash of @v: the same for every permutation of a symmetry class */
 uint64_t npg_xp_hash(const struct xp *x, const uint32_t *v);
 /* The hash of @v that differs from @base (hashed @hbase) only in words @changed */
@@ -236,6 +240,16 @@ bool npg_xp_all_settled(const struct xp *x, int depth);
 /* Could a violation of check @c found @depth steps deep be a shorter counterexample? */
 bool npg_xp_wanted(const struct xp *x, int c, int depth);
 void npg_xp_record(struct xp *x, int c, uint32_t pre, int via, int steps, int pend);
+
+/* --- queue.c --- */
+
+bool npg_xp_queue_init(struct xp *x, int max_weight);
+void npg_xp_queue_free(struct xp *x);
+uint64_t npg_xp_queue_bytes(const struct xp *x);
+bool npg_xp_queue_state(struct xp *x, uint64_t idx, int depth);
+/* An arrival record to fill, at @depth; NULL when out of memory */
+struct arrival *npg_xp_queue_arrival(struct xp *x, int depth);
+bool npg_xp_queue_pop(struct xp *x, int depth, uint64_t *idx, const struct arrival **a);
 
 /* --- cache.c --- */
 

@@ -64,15 +64,6 @@ static bool init_world(struct xp *x, struct npg_world *w, const struct npg_polic
 	return true;
 }
 
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ h >> 33;
-}
-
 static bool setup(struct xp *x, const struct npg_policy *policy)
 {
 	const struct npg_scenario *sc = x->cp->sc;
@@ -95,10 +86,10 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 	x->locals = malloc(sizeof(*x->locals) * x->lcap);
 	x->lhash = malloc(sizeof(*x->lhash) * x->lcap);
 	x->ltab = calloc((size_t)x->lmask + 1, sizeof(*x->ltab));
-	x->arena = malloc(x->scap * (size_t)x->rw * 4);
-	x->parent = malloc(x->scap * sizeof(*x->parent));
-	x->via = malloc(x->scap * sizeof(*x->via));
-	x->stab = calloc(x->smask + 1, sizeof(*x->stab));
+	x->arena = npg_xp_big_alloc(x->scap * (size_t)x->rw * 4);
+	x->parent = npg_xp_big_alloc(x->scap * sizeof(*x->parent));
+	x->via = npg_xp_big_alloc(x->scap * sizeof(*x->via));
+	x->stab = npg_xp_big_alloc((x->smask + 1) * sizeof(*x->stab));
 	x->vbase = calloc((size_t)x->nw, 4);
 	x->vnew = calloc((size_t)x->nw, 4);
 	x->vdec = calloc((size_t)x->nw, 4);
@@ -107,7 +98,6 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 	x->simple = calloc((size_t)x->ntasks + 1, sizeof(bool));
 	x->succ = calloc((size_t)x->ntasks + 1, sizeof(*x->succ));
 	x->sbuf = calloc(((size_t)x->ntasks + 1) * (size_t)x->nw, 4);
-	x->arr_size = (sizeof(struct arrival) + (size_t)x->nw * 4 + 7) / 8 * 8;
 	x->rec_size = (sizeof(struct call_rec) + sizeof(long) * (size_t)x->nuids + 15) / 16 * 16;
 	if (!x->locals || !x->lhash || !x->ltab || !x->arena || !x->parent || !x->via || !x->stab ||
 	    !x->vbase || !x->vnew || !x->vdec || !x->hkey || !x->perm || !x->simple || !x->succ ||
@@ -143,10 +133,10 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 	if (!x->por)
 		x->red.pmax = x->red.maxrun = 0;
 	/* the queue: a transition moves at most 1 + two runs of local calls down */
-	for (x->nbuckets = 4; x->nbuckets <= 2 * x->red.maxrun + 2; x->nbuckets *= 2)
-		;
-	x->buckets = calloc((size_t)x->nbuckets, sizeof(*x->buckets));
-	if (!x->buckets || !npg_xp_cache_init(x))
+	if (!npg_xp_queue_init(x, 2 * x->red.maxrun + 1) || !npg_xp_cache_init(x))
+		return npg_xp_oom(x);
+	x->abuf = malloc(x->arr_words * 8);
+	if (!x->abuf)
 		return npg_xp_oom(x);
 	/* classes */
 	x->nmembers = calloc((size_t)x->ntasks + 1, sizeof(int));
@@ -165,12 +155,7 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 		if (x->nmembers[c] < NPG_MAX_REPEAT * 4)
 			x->members[c][x->nmembers[c]++] = t;
 	}
-	/* each word's hash key: a class's members share theirs (state.c) */
-	for (int i = 0; i < x->nw; i++)
-		x->hkey[i] = mix64((uint64_t)i + 1);
-	for (int t = 0; x->o->symmetry && t < x->ntasks; t++)
-		if (x->cp->klass[t] >= 0 && x->nmembers[x->cp->klass[t]] > 1)
-			x->hkey[1 + t] = mix64(((uint64_t)1 << 40) + (uint64_t)x->cp->klass[t]);
+	npg_xp_hash_keys(x);
 	for (int c = 0; c < x->nchecks; c++)
 		x->state_checks |= !npg_xp_builtin(x, c) ||
 				   npg_xp_builtin(x, c)->kind == NPG_P_LIMIT_HOLDS;
@@ -189,45 +174,18 @@ static void progress(struct xp *x, double t0, double *last, int depth, bool fina
 		(double)x->nstates / (t - t0), final ? "\n" : "   ");
 }
 
-static bool push(struct xp *x, uint64_t e, int depth)
-{
-	struct bucket *b = &x->buckets[depth & (x->nbuckets - 1)];
-
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		uint64_t *grown = realloc(b->e, cap * sizeof(*grown));
-
-		if (!grown)
-			return npg_xp_oom(x);
-		b->e = grown;
-		b->cap = cap;
-	}
-	b->e[b->n++] = e;
-	x->queued++;
-	return true;
-}
-
 /* An arrival @depth calls deep, @left levels from its state */
 static bool push_arrival(struct xp *x, uint32_t parent, int slot, int left, uint64_t hash,
 			 uint64_t sleep, const uint32_t *v, int depth)
 {
-	struct bucket *b = &x->buckets[depth & (x->nbuckets - 1)];
-	struct arrival *a;
+	struct arrival *a = npg_xp_queue_arrival(x, depth);
 
-	if (b->narr == b->arrcap) {
-		size_t cap = b->arrcap ? b->arrcap * 2 : 64;
-		char *grown = realloc(b->arr, cap * x->arr_size);
-
-		if (!grown)
-			return npg_xp_oom(x);
-		b->arr = grown;
-		b->arrcap = cap;
-	}
-	a = (struct arrival *)(b->arr + b->narr * x->arr_size);
+	if (!a)
+		return false;
 	*a = (struct arrival){ .parent = parent, .slot = slot, .left = left, .hash = hash,
 			       .sleep = sleep };
 	memcpy(a->v, v, (size_t)x->nw * 4);
-	return push(x, ARRIVAL | b->narr++, depth);
+	return true;
 }
 
 /* State @v (not canonical), @depth calls deep, reached from @parent: stored if new */
@@ -246,7 +204,7 @@ static bool arrive(struct xp *x, const uint32_t *v, uint64_t hash, uint64_t slee
 		x->stats->matched++;
 		return true;
 	}
-	return push(x, idx, depth);
+	return npg_xp_queue_state(x, idx, depth);
 }
 
 /*
@@ -387,26 +345,25 @@ static bool search(struct xp *x)
 		}
 	npg_xp_canonicalize(x, x->vnew, x->perm);
 	if (npg_xp_lookup_insert(x, x->vnew, npg_xp_hash(x, x->vnew), 0, NO_PARENT, -1, &fresh) ==
-	    UINT64_MAX || !push(x, 0, depth))
+	    UINT64_MAX || !npg_xp_queue_state(x, 0, depth))
 		return false;
 	while (x->queued) {
-		struct bucket *b = &x->buckets[depth & (x->nbuckets - 1)];
+		const struct arrival *a;
 		uint64_t i;
 
-		if (b->head == b->n) {
-			b->head = b->n = b->narr = 0;
+		if (!npg_xp_queue_pop(x, depth, &i, &a)) {
 			depth++;
 			continue;
 		}
-		if (b->e[b->head] & ARRIVAL) {
-			const struct arrival *a = (const struct arrival *)
-				(b->arr + (b->e[b->head++] & UINT32_MAX) * x->arr_size);
+		if (a) {
+			/* a copy: the record may be reused as it moves on */
+			struct arrival *c = (struct arrival *)x->abuf;
 			bool ok;
 
-			x->queued--;
-			ok = a->left > 1 ? push_arrival(x, a->parent, a->slot, a->left - 1, a->hash,
-							a->sleep, a->v, depth + 1)
-					 : arrive(x, a->v, a->hash, a->sleep, a->parent, a->slot,
+			memcpy(c, a, x->arr_words * 8);
+			ok = c->left > 1 ? push_arrival(x, c->parent, c->slot, c->left - 1, c->hash,
+							c->sleep, c->v, depth + 1)
+					 : arrive(x, c->v, c->hash, c->sleep, c->parent, c->slot,
 						  depth + 1, &fresh);
 			if (!ok)
 				return false;
@@ -433,8 +390,6 @@ static bool search(struct xp *x)
 				 (unsigned long long)x->nstates, depth);
 			break;
 		}
-		i = b->e[b->head++];
-		x->queued--;
 		s->depth = depth;
 		if (!expand(x, i, depth))
 			return false;
@@ -597,10 +552,10 @@ static void teardown(struct xp *x)
 	free(x->locals);
 	free(x->lhash);
 	free(x->ltab);
-	free(x->arena);
-	free(x->parent);
-	free(x->via);
-	free(x->stab);
+	npg_xp_big_free(x->arena, x->scap * (size_t)x->rw * 4);
+	npg_xp_big_free(x->parent, x->scap * sizeof(*x->parent));
+	npg_xp_big_free(x->via, x->scap * sizeof(*x->via));
+	npg_xp_big_free(x->stab, (x->smask + 1) * sizeof(*x->stab));
 	free(x->vbase);
 	free(x->vnew);
 	free(x->vdec);
@@ -611,11 +566,8 @@ static void teardown(struct xp *x)
 	free(x->sbuf);
 	free(x->rec);
 	free(x->cache);
-	for (int i = 0; x->buckets && i < x->nbuckets; i++) {
-		free(x->buckets[i].e);
-		free(x->buckets[i].arr);
-	}
-	free(x->buckets);
+	npg_xp_queue_free(x);
+	free(x->abuf);
 	for (int c = 0; x->members && c < x->ntasks; c++)
 		free(x->members[c]);
 	free(x->members);

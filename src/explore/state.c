@@ -35,6 +35,15 @@ static uint64_t word_hash(uint64_t key, uint32_t w)
 	return mix(key ^ ((uint64_t)w * 0x9e3779b97f4a7c15ULL));
 }
 
+void npg_xp_hash_keys(struct xp *x)
+{
+	for (int i = 0; i < x->nw; i++)
+		x->hkey[i] = mix((uint64_t)i + 1);
+	for (int t = 0; x->o->symmetry && t < x->ntasks; t++)
+		if (x->cp->klass[t] >= 0 && x->nmembers[x->cp->klass[t]] > 1)
+			x->hkey[1 + t] = mix(((uint64_t)1 << 40) + (uint64_t)x->cp->klass[t]);
+}
+
 uint64_t npg_xp_hash(const struct xp *x, const uint32_t *v)
 {
 	uint64_t h = 0;
@@ -84,9 +93,7 @@ uint64_t npg_xp_table_bytes(const struct xp *x)
 	uint64_t b = x->scap * ((uint64_t)x->rw * 4 + 4 + 2) + (x->smask + 1) * 8 +
 		     (uint64_t)x->lcap * (sizeof(struct local) + 4) + ((uint64_t)x->lmask + 1) * 4;
 
-	for (int i = 0; i < x->nbuckets; i++)
-		b += x->buckets[i].cap * 8 + x->buckets[i].arrcap * x->arr_size;
-	return b + npg_xp_cache_bytes(x);
+	return b + npg_xp_queue_bytes(x) + npg_xp_cache_bytes(x);
 }
 
 bool npg_xp_oom(struct xp *x)
@@ -311,36 +318,58 @@ uint64_t npg_xp_sleep_of(const struct xp *x, uint64_t idx)
 }
 
 /*
- * The tables grow to tens of MiB: in 2 MiB pages where the kernel gives
- * them (transparent huge pages in "madvise" mode), a page fault per 2 MiB
- * instead of per 4 KiB -- measured, faults were a tenth of the search
- * (a hint only: nothing changes where it is refused)
+ * The state tables grow to tens of MiB: anonymous mappings that grow in
+ * place (mremap(), no copy -- a realloc() from the heap copied them), their
+ * pages made at once when they grow (MAP_POPULATE, MADV_POPULATE_WRITE:
+ * one system call instead of a fault per page, which a paravirtualised
+ * guest pays dearly for -- the faults were a tenth of the search).
+ * Zeroed.
  */
-static void huge(void *p, size_t len)
-{
-	uintptr_t a = ((uintptr_t)p + ((uintptr_t)2 << 20) - 1) & ~(((uintptr_t)2 << 20) - 1);
-	uintptr_t e = ((uintptr_t)p + len) & ~(((uintptr_t)2 << 20) - 1);
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14; refused (and ignored) before */
+#endif
 
-	if (e > a)
-		madvise((void *)a, e - a, MADV_HUGEPAGE);
+void *npg_xp_big_alloc(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void *npg_xp_big_grow(void *p, size_t old, size_t len)
+{
+	size_t page = 4096, from = (old + page - 1) / page * page;
+	char *q = mremap(p, old, len, MREMAP_MAYMOVE);
+
+	if (q == MAP_FAILED)
+		return NULL;
+	if (len > from)
+		madvise(q + from, len - from, MADV_POPULATE_WRITE);
+	return q;
+}
+
+void npg_xp_big_free(void *p, size_t len)
+{
+	if (p)
+		munmap(p, len);
 }
 
 static bool grow_states(struct xp *x)
 {
 	uint64_t ncap = x->scap * 2;
-	uint32_t *a = realloc(x->arena, ncap * (size_t)x->rw * 4);
+	uint32_t *a = npg_xp_big_grow(x->arena, x->scap * (size_t)x->rw * 4, ncap * (size_t)x->rw * 4);
 	uint32_t *p;
 	int16_t *vi;
 
 	if (!a)
 		return npg_xp_oom(x);
 	x->arena = a;
-	huge(a, ncap * (size_t)x->rw * 4);
-	p = realloc(x->parent, ncap * sizeof(*p));
+	p = npg_xp_big_grow(x->parent, x->scap * sizeof(*p), ncap * sizeof(*p));
 	if (!p)
 		return npg_xp_oom(x);
 	x->parent = p;
-	vi = realloc(x->via, ncap * sizeof(*vi));
+	vi = npg_xp_big_grow(x->via, x->scap * sizeof(*vi), ncap * sizeof(*vi));
 	if (!vi)
 		return npg_xp_oom(x);
 	x->via = vi;
@@ -351,11 +380,10 @@ static bool grow_states(struct xp *x)
 static bool grow_table(struct xp *x)
 {
 	uint64_t nmask = x->smask * 2 + 1;
-	uint64_t *nt = calloc(nmask + 1, sizeof(*nt));
+	uint64_t *nt = npg_xp_big_alloc((nmask + 1) * sizeof(*nt));
 
 	if (!nt)
 		return npg_xp_oom(x);
-	huge(nt, (nmask + 1) * sizeof(*nt));
 	for (uint64_t k = 0; k <= x->smask; k++) {
 		uint64_t j;
 
@@ -366,7 +394,7 @@ static bool grow_table(struct xp *x)
 			;
 		nt[j] = x->stab[k];
 	}
-	free(x->stab);
+	npg_xp_big_free(x->stab, (x->smask + 1) * sizeof(*nt));
 	x->stab = nt;
 	x->smask = nmask;
 	return true;

@@ -56,24 +56,50 @@ test_expect "symmetry reduction stores fewer states and finds counterexamples of
 	test "$s" -lt "$n"
 '
 
-test_expect "partial-order reduction keeps every verdict and shortest length, and stores no more states when a property holds" '
-	sh "$TOP/bench/explore-vs-spin/scenario.sh" 3 >"$TMP/race3.npg" &&
-	for pol in linux-2.4 linux-2.6 ow-2006 kulikov-2011 brown-flag-2011 linux-3.1 linux-5.14 linux-6; do
-		for f in "$C"/*.npg "$TMP/race3.npg"; do
-			for P in no-root-after-failed-drop limit-holds no-collateral-execve-failure \
-				 no-stale-failure setuid-never-fails; do
-				"$NPG" explore -s --policy $pol -P $P "$f" >"$TMP/por" 2>&1; a=$?
-				"$NPG" explore -s --no-por --policy $pol -P $P "$f" >"$TMP/nopor" 2>&1; b=$?
-				test $a = $b || { echo "$pol $f $P: exit $a, without $b"; exit 1; }
-				grep -o "holds$\|violated in [0-9]* steps*" "$TMP/por" >"$TMP/a"
-				grep -o "holds$\|violated in [0-9]* steps*" "$TMP/nopor" >"$TMP/b"
-				cmp -s "$TMP/a" "$TMP/b" || { echo "$pol $f $P: verdicts differ"; exit 1; }
-				test $a = 0 || continue
-				r=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/por")
-				n=$(sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/nopor")
-				test "$r" -le "$n" || { echo "$pol $f $P: $r > $n"; exit 1; }
-			done
+# Every seed file and bench/explore-vs-spin's scenario under every policy,
+# limit-holds alone then the four others (whether a property reads limits
+# changes which calls are local), with the options $1...: a line
+# "FILE PROPERTIES POLICY STATES VERDICT..." each, in $TMP/verdicts
+verdicts() {
+	: >"$TMP/verdicts"
+	for f in "$C"/*.npg "$TMP/race3.npg"; do
+		for P in limit-holds \
+			 no-root-after-failed-drop,no-collateral-execve-failure,no-stale-failure,setuid-never-fails; do
+			"$NPG" explore -q -s "$@" -P $P "$f" >"$TMP/v" 2>&1
+			test $? -le 1 || { cat "$TMP/v"; return 1; }
+			awk -v f="${f##*/}" -v p="$P" "
+				/ states stored/ { sub(/:\$/, \"\", \$2); states[\$2] = \$3; next }
+				/^(linux|ow-|kulikov|brown)/ { \$1 = f \" \" p \" \" \$1 \" \" states[\$1]; print }
+			" "$TMP/v" >>"$TMP/verdicts"
 		done
+	done
+	test "$(wc -l <"$TMP/verdicts")" = 96
+}
+
+test_expect "each reduction keeps every verdict and shortest length: local calls merged, sleep sets, symmetry" '
+	sh "$TOP/bench/explore-vs-spin/scenario.sh" 3 >"$TMP/race3.npg" &&
+	for opts in "" "--no-sleep-sets" "--no-por" "--no-symmetry" "--no-symmetry --no-por"; do
+		verdicts $opts &&
+		mv "$TMP/verdicts" "$TMP/verdicts.$(echo x$opts | tr -d " -")" || exit 1
+	done &&
+	for opts in xnosleepsets xnopor xnosymmetry xnosymmetrynopor; do
+		cut -d " " -f 1-3,5- "$TMP/verdicts.x" >"$TMP/a" &&
+		cut -d " " -f 1-3,5- "$TMP/verdicts.$opts" >"$TMP/b" &&
+		diff -u "$TMP/a" "$TMP/b" || { echo "differs with $opts"; exit 1; }
+	done &&
+	test "$(grep -o violated "$TMP/verdicts.x" | wc -l)" -ge 40 &&
+	test "$(grep -o holds "$TMP/verdicts.x" | wc -l)" -ge 200
+'
+
+test_expect "where every property holds a reduction never stores more states, and sleep sets store as many" '
+	test -s "$TMP/verdicts.x" &&
+	for pair in "x xnopor" "xnosymmetry xnosymmetrynopor" "x xnosymmetry" "x xnosleepsets"; do
+		set -- $pair
+		paste -d " " "$TMP/verdicts.$1" "$TMP/verdicts.$2" | awk -v p="$pair" "
+			{ n = NF / 2; held = \$0 !~ /violated/ }
+			held && \$4 > \$(n + 4) { print p \": \" \$0; bad = 1 }
+			held && p ~ /sleep/ && \$4 != \$(n + 4) { print p \": \" \$0; bad = 1 }
+			END { exit bad }" || exit 1
 	done &&
 	"$NPG" explore -q -s --policy linux-3.1 -P no-collateral-execve-failure "$TMP/race3.npg" >"$TMP/por" &&
 	"$NPG" explore -q -s --no-por --policy linux-3.1 -P no-collateral-execve-failure "$TMP/race3.npg" >"$TMP/nopor" &&
@@ -82,7 +108,154 @@ test_expect "partial-order reduction keeps every verdict and shortest length, an
 	test "$r" -lt "$n"
 '
 
-test_expect "a private step taken first for reduction is dropped from the counterexample, which replays" '
+test_expect "the counterexamples of the article are, call for call, what they were" '
+	for spec in "linux-2.4 limit-holds 02" "linux-2.6 no-root-after-failed-drop 01" \
+		    "linux-2.6 setuid-never-fails 02" "ow-2006 setuid-never-fails 02" \
+		    "kulikov-2011 limit-holds 02" "kulikov-2011 no-collateral-execve-failure 02" \
+		    "brown-flag-2011 limit-holds 02" "brown-flag-2011 no-stale-failure 03" \
+		    "linux-3.1 limit-holds 02" "linux-5.14 limit-holds 02" "linux-6 limit-holds 02" \
+		    "ow-2006 no-root-after-failed-drop 05"; do
+		set -- $spec
+		"$NPG" explore --policy $1 -P $2 "$C"/$3-*.npg | grep -v "states stored\| holds$"
+	done | sed "s|^$C/||" >"$TMP/got" &&
+	cat >"$TMP/want" <<-\EOT &&
+	02-kulikov-2011-collateral.npg: linux-2.4: limit-holds violated in 3 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               ok              www www          clear root=1 www=3
+	  => www has 3 tasks, over its limit 2
+	01-brown-2003-unchecked-drop.npg: linux-2.6: no-root-after-failed-drop violated in 5 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=1
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=1
+	     3  shell        fork job                 ok              www www          clear root=2 www=2
+	     4  session      setuid www               EAGAIN          root root        clear root=2 www=2
+	     5  session      execve /bin/sh           ok              root root        clear root=2 www=2
+	  => session'"'"'s drop to a non-root user failed, and it went on to '"'"'execve'"'"' with effective uid 0
+	02-kulikov-2011-collateral.npg: linux-2.6: setuid-never-fails violated in 3 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               EAGAIN          root root        clear root=2 www=2
+	  => session'"'"'s setuid failed with EAGAIN because of RLIMIT_NPROC
+	02-kulikov-2011-collateral.npg: ow-2006: setuid-never-fails violated in 3 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               killed SIGSEGV  -                clear root=2 www=2
+	  => session'"'"'s setuid was killed (SIGSEGV) because of RLIMIT_NPROC
+	02-kulikov-2011-collateral.npg: kulikov-2011: limit-holds violated in 3 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               ok              www www          clear root=1 www=3
+	  => www has 3 tasks, over its limit 2
+	02-kulikov-2011-collateral.npg: kulikov-2011: no-collateral-execve-failure violated in 4 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               ok              www www          clear root=1 www=3
+	     4  innocent     execve /bin/true         EAGAIN          www www          clear root=1 www=3
+	  => innocent'"'"'s execve failed with EAGAIN, yet innocent never crossed the limit through set*uid (its user has 3 tasks)
+	02-kulikov-2011-collateral.npg: brown-flag-2011: limit-holds violated in 3 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               ok              www www          set   root=1 www=3
+	  => www has 3 tasks, over its limit 2
+	03-peslyak-stale-flag.npg: brown-flag-2011: no-stale-failure violated in 5 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               ok              www www          set   root=1 www=3
+	     4  w1           exit                     ok              -                clear root=1 www=2
+	     5  session      execve /bin/sh           EAGAIN          www www          set   root=1 www=2
+	  => session'"'"'s execve failed with EAGAIN while its user has 2 tasks, at or below its limit 2
+	02-kulikov-2011-collateral.npg: linux-3.1: limit-holds violated in 3 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               ok              www www          set   root=1 www=3
+	  => www has 3 tasks, over its limit 2
+	02-kulikov-2011-collateral.npg: linux-5.14: limit-holds violated in 3 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               ok              www www          clear root=1 www=3
+	  => www has 3 tasks, over its limit 2
+	02-kulikov-2011-collateral.npg: linux-6: limit-holds violated in 3 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork session             ok              root root        clear root=2 www=2
+	     2  session      setrlimit nproc 2 2      ok              root root        clear root=2 www=2
+	     3  session      setuid www               ok              www www          clear root=1 www=3
+	  => www has 3 tasks, over its limit 2
+	05-peslyak-2006-hammer.npg: ow-2006: never careful killed violated in 4 steps
+	  STEP  TASK         CALL                     RESULT          UIDS AFTER       FLAG  COUNTS AFTER
+	     1  daemon       fork careful             ok              root root        clear root=2 www=1
+	     2  careful      setrlimit nproc 2 2      ok              root root        clear root=2 www=1
+	     3  shell        fork job                 ok              www www          clear root=2 www=2
+	     4  careful      setuid www               killed SIGSEGV  -                clear root=2 www=2
+	  => '"'"'never careful killed'"'"' does not hold (line 25)
+	EOT
+	diff -u "$TMP/want" "$TMP/got"
+'
+
+test_expect "a refused setuid root is a local call: merged into the state before, kept where the counterexample needs it" '
+	cat >"$TMP/merged.npg" <<-\EOT &&
+	user root 0
+	user app 1001 procs 1
+	task a uid app
+	a runs:
+	    setuid root
+	    fork x
+	always count app <= 2
+	EOT
+	for por in "" --no-por; do
+		expect_exit 1 "$NPG" explore -s $por --policy linux-6 -P limit-holds "$TMP/merged.npg" &&
+		grep -q "always count app <= 2 violated in 2 steps" "$TMP/stdout" &&
+		grep -q "^     1  a *setuid root *EPERM" "$TMP/stdout" &&
+		grep -q "^     2  a *fork x *ok" "$TMP/stdout" &&
+		sed -n "s/.*: \([0-9]*\) states stored.*/\1/p" "$TMP/stdout" >"$TMP/n$por" || exit 1
+	done &&
+	test "$(cat "$TMP/n")" = 2 && test "$(cat "$TMP/n--no-por")" = 3
+'
+
+test_expect "the workers of bench/explore-vs-spin: the refused setuid root merged, 3*4^N states without symmetry" '
+	for n in 3 4; do
+		sh "$TOP/bench/explore-vs-spin/scenario.sh" $n >"$TMP/race$n.npg" &&
+		"$NPG" explore -q -s --no-symmetry --policy linux-3.1 -P no-collateral-execve-failure \
+			"$TMP/race$n.npg" >"$TMP/out$n" &&
+		grep -q ": $((3 * (1 << (2 * n)))) states stored" "$TMP/out$n" || exit 1
+	done
+'
+
+test_expect "sleep sets take each interleaving of independent calls once: a tree, nothing matched" '
+	cat >"$TMP/indep.npg" <<-\EOT &&
+	user www 1000
+	task a uid www
+	task b uid www
+	task c uid www
+	a b c runs:
+	    execve /bin/true
+	    execve /bin/sh
+	EOT
+	"$NPG" explore -q -s --no-symmetry --policy linux-6 "$TMP/indep.npg" >"$TMP/sleep" &&
+	grep -q ": 27 states stored, 0 matched, 26 transitions" "$TMP/sleep" &&
+	"$NPG" explore -q -s --no-symmetry --no-sleep-sets --policy linux-6 "$TMP/indep.npg" >"$TMP/nosleep" &&
+	grep -q ": 27 states stored, 28 matched, 54 transitions" "$TMP/nosleep"
+'
+
+test_expect "NPG_EXPLORE_VERIFY=1 finds every footprint, count read and cached transition as claimed" '
+	sh "$TOP/bench/explore-vs-spin/scenario.sh" 4 >"$TMP/race4.npg" &&
+	for opts in "" "--no-symmetry" "--no-por"; do
+		"$NPG" explore $opts "$C" "$TMP/race4.npg" >"$TMP/plain" 2>&1;
+		NPG_EXPLORE_VERIFY=1 "$NPG" explore $opts "$C" "$TMP/race4.npg" >"$TMP/verified" 2>&1;
+		test $? = 1 && diff "$TMP/plain" "$TMP/verified" || exit 1
+	done
+'
+
+test_expect "a local call merged for reduction is dropped from the counterexample when nothing after needs it, which replays" '
 	cat >"$TMP/trim.npg" <<-\EOT &&
 	user root 0
 	user www 1000 procs 1
@@ -102,7 +275,7 @@ test_expect "a private step taken first for reduction is dropped from the counte
 	grep -q "expectations: 4 held, 0 failed" "$TMP/run"
 '
 
-test_expect "a private call that a property judges is not dropped: after a failed drop, setgid as root is the violation" '
+test_expect "a call that a property judges is not local: after a failed drop, setgid as root is the violation" '
 	cat >"$TMP/judged.npg" <<-\EOT &&
 	user root 0
 	user www 1000 procs 1
