@@ -12,21 +12,31 @@
 # through setuid(). It holds, so both tools visit every reachable state.
 # scenario.sh writes the nprocguard file, model.sh the hand-written Promela
 # model of the same rules (one Promela step per system call, as one model
-# step per call).
+# call per system call).
 #
-# Prints, for each N and each run: states stored, transitions, the whole
-# process's wall-clock time, its search's own time (nprocguard's "s" figure,
-# pan's "elapsed time") and memory; then two ratios against SPIN:
-#   end to end  = (spin -a + cc + pan, wall clock) / (nprocguard explore, wall clock)
-#   search only = pan's elapsed time / nprocguard's search time
-# for nprocguard as it runs by default (symmetry and partial-order
-# reduction) and with --no-symmetry (partial-order reduction only, the
-# reduction SPIN has too). nprocguard --no-symmetry --no-por runs up to
-# FULL_MAX workers (default 6), pan -DNOREDUCE up to NOREDUCE_MAX (default 7).
+# Each N is measured RUNS times (default 3); a round runs nprocguard
+# --no-symmetry (partial-order reduction only: the reduction SPIN has too),
+# nprocguard as it runs by default (symmetry as well) and pan, one after
+# the other, so both sides of a ratio share the machine's load; each figure
+# is the median of the rounds. Printed per N: states stored, transitions,
+# the search's own time (nprocguard's "s" figure, pan's "elapsed time";
+# pan's has 10 ms steps), the whole process's wall-clock time, memory per
+# stored state (nprocguard: all its tables -- states, their hash table, the
+# queue, the transition cache, the interned tasks -- at their peak; pan:
+# its "total actual memory usage", and its states alone, "actual memory
+# usage for states"); then the ratios, like for like first:
+#   search, like for like = pan's elapsed / nprocguard --no-symmetry's search
+#   states, like for like = pan's states / nprocguard --no-symmetry's
+#   search, as shipped    = pan's elapsed / nprocguard's search (symmetry too)
+#   end to end            = (spin -a + cc + pan, wall) / (nprocguard, wall)
+# A time under 1 ms counts as 1 ms. nprocguard --no-symmetry --no-por runs
+# up to FULL_MAX workers (default 6), pan -DNOREDUCE up to NOREDUCE_MAX
+# (default 7), once each, for the record.
 set -eu
 cd "$(dirname "$0")"
 NPG=${NPG:-../../build/nprocguard}
 WORKERS=${WORKERS:-3 4 5 6 7 8}
+RUNS=${RUNS:-3}
 FULL_MAX=${FULL_MAX:-6}
 NOREDUCE_MAX=${NOREDUCE_MAX:-7}
 PAN_W=${PAN_W:-22}	# pan's hash table: 2^22 slots (-w24 spends its time allocating 128 MiB)
@@ -37,65 +47,98 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 
 ms() { date +%s%N | cut -c1-13; }	# milliseconds since the epoch
 
-# npg LABEL N OPTIONS...: one explore run, its line of figures; its wall
-# and search times in $TMP/LABEL.ms and $TMP/LABEL.search
+# median of the numbers on stdin
+median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
+
+# npg LABEL N ROUND OPTIONS...: one explore run; its figures in $TMP/LABEL.*
 npg() {
-	label=$1 n=$2
-	shift 2
+	label=$1 n=$2 r=$3
+	shift 3
 	t0=$(ms)
 	"$NPG" explore -q -s --policy linux-3.1 -P no-collateral-execve-failure "$@" \
 		"$TMP/race$n.npg" >"$TMP/$label.out" || { cat "$TMP/$label.out"; exit 1; }
 	t1=$(ms)
-	echo $((t1 - t0)) >"$TMP/$label.ms"
+	echo $((t1 - t0)) >>"$TMP/$label.wall"
 	sed -n 's/.* \([0-9.]*\) s, .*/\1/p' "$TMP/$label.out" |
-		awk '{ printf "%d\n", $1 * 1000 + 0.5 }' >"$TMP/$label.search"
-	printf '%-3s %-28s %10s %11s %9s %9s %8s\n' "$n" "nprocguard $label" \
-		"$(sed -n 's/.*: \([0-9]*\) states stored.*/\1/p' "$TMP/$label.out")" \
-		"$(sed -n 's/.* \([0-9]*\) transitions.*/\1/p' "$TMP/$label.out")" \
-		"$(cat "$TMP/$label.ms")" "$(cat "$TMP/$label.search")" \
-		"$(sed -n 's/.*peak RSS \([0-9]*\) MiB.*/\1/p' "$TMP/$label.out")"
+		awk '{ printf "%d\n", $1 * 1000 + 0.5 }' >>"$TMP/$label.search"
+	if [ "$r" = 1 ]; then
+		sed -n 's/.*: \([0-9]*\) states stored.*/\1/p' "$TMP/$label.out" >"$TMP/$label.states"
+		sed -n 's/.* \([0-9]*\) transitions.*/\1/p' "$TMP/$label.out" >"$TMP/$label.trans"
+		sed -n 's/.*tables \([0-9.]*\) MiB.*/\1/p' "$TMP/$label.out" >"$TMP/$label.mib"
+	fi
 }
 
-# ratio N WHAT SPIN_MS NPG_MS: one ratio line (a time under 1 ms counts as 1 ms)
+# pan_run N: one run of pan; its figures in $TMP/pan.*
+pan_run() {
+	n=$1
+	t0=$(ms)
+	(cd "$TMP" && "./pan$n" -m100000 -w"$PAN_W" >"pan$n.out" 2>&1)
+	t1=$(ms)
+	grep -q "errors: 0" "$TMP/pan$n.out" || { cat "$TMP/pan$n.out"; exit 1; }
+	echo $((t1 - t0)) >>"$TMP/pan.wall"
+	awk '/pan: elapsed time/ { printf "%d\n", $4 * 1000 + 0.5 }' "$TMP/pan$n.out" >>"$TMP/pan.search"
+	awk '/states, stored/ { print $1 }' "$TMP/pan$n.out" >"$TMP/pan.states"
+	awk '/transitions \(= stored\+matched\)/ { print $1 }' "$TMP/pan$n.out" >"$TMP/pan.trans"
+	awk '/total actual memory usage/ { print $1 }' "$TMP/pan$n.out" >"$TMP/pan.mib"
+	awk '/actual memory usage for states/ { print $1 }' "$TMP/pan$n.out" >"$TMP/pan.smib"
+}
+
+# row N RUN LABEL: states, transitions, medians, memory per state
+row() {
+	med_search=$(median <"$TMP/$3.search") med_wall=$(median <"$TMP/$3.wall")
+	awk -v n="$1" -v run="$2" -v st="$(cat "$TMP/$3.states")" -v tr="$(cat "$TMP/$3.trans")" \
+	    -v s="$med_search" -v w="$med_wall" -v mib="$(cat "$TMP/$3.mib")" \
+	    -v smib="$(cat "$TMP/$3.smib" 2>/dev/null || echo)" 'BEGIN {
+		per = st ? mib * 1048576 / st : 0
+		printf "%-3s %-26s %10s %11s %9s %8s %9.0f", n, run, st, tr, s, w, per
+		if (smib != "") printf " (states alone %.0f)", smib * 1048576 / st
+		printf "\n" }'
+}
+
+# ratio N WHAT NUM DEN: one ratio line (a time under 1 ms counts as 1 ms)
 ratio() {
 	awk -v n="$1" -v what="$2" -v s="$3" -v p="$4" 'BEGIN {
 		if (p < 1) p = 1; if (s < 1) s = 1;
-		printf "%-3s ratio %-46s %8.1f  (%d ms / %d ms)\n", n, what, s / p, s, p }'
+		printf "%-3s ratio %-44s %8.2f  (%d / %d)\n", n, what, s / p, s, p }'
 }
 
-printf '%-3s %-28s %10s %11s %9s %9s %8s\n' N run states transitions "wall ms" "search ms" "mem MiB"
+printf '%-3s %-26s %10s %11s %9s %8s %9s\n' N run states transitions "search ms" "wall ms" "B/state"
 for n in $WORKERS; do
 	sh scenario.sh "$n" >"$TMP/race$n.npg"
 	sh model.sh "$n" >"$TMP/race$n.pml"
-
-	npg default "$n"
-	npg no-symmetry "$n" --no-symmetry
-	[ "$n" -le "$FULL_MAX" ] && npg no-reduction "$n" --no-symmetry --no-por
-
+	rm -f "$TMP"/*.wall "$TMP"/*.search
 	t2=$(ms)
 	(cd "$TMP" && spin -a "race$n.pml" >/dev/null && cc -O2 -DSAFETY -o "pan$n" pan.c)
 	t3=$(ms)
-	(cd "$TMP" && "./pan$n" -m100000 -w"$PAN_W" >"pan$n.out" 2>&1)
-	t4=$(ms)
-	grep -q "errors: 0" "$TMP/pan$n.out" || { cat "$TMP/pan$n.out"; exit 1; }
-	pan_search=$(awk '/pan: elapsed time/ { printf "%d", $4 * 1000 + 0.5 }' "$TMP/pan$n.out")
-	printf '%-3s %-28s %10s %11s %9s %9s %8s\n' "$n" "SPIN pan" \
-		"$(awk '/states, stored/ { print $1 }' "$TMP/pan$n.out")" \
-		"$(awk '/transitions \(= stored\+matched\)/ { print $1 }' "$TMP/pan$n.out")" \
-		$((t4 - t3)) "$pan_search" \
-		"$(awk '/total actual memory usage/ { printf "%d", $1 }' "$TMP/pan$n.out")"
-	printf '%-3s %-28s %10s %11s %9s\n' "$n" "SPIN end to end" "" "" $((t4 - t2))
+	build=$((t3 - t2))
+	r=1
+	while [ "$r" -le "$RUNS" ]; do
+		npg no-symmetry "$n" "$r" --no-symmetry
+		npg default "$n" "$r"
+		pan_run "$n"
+		r=$((r + 1))
+	done
+	row "$n" "nprocguard --no-symmetry" no-symmetry
+	row "$n" "SPIN pan" pan
+	row "$n" "nprocguard (default)" default
+	if [ "$n" -le "$FULL_MAX" ]; then
+		npg no-reduction "$n" 1 --no-symmetry --no-por
+		row "$n" "nprocguard no reduction" no-reduction
+	fi
 	if [ "$n" -le "$NOREDUCE_MAX" ]; then
-		# for the record: SPIN without its partial-order reduction
 		(cd "$TMP" && cc -O2 -DSAFETY -DNOREDUCE -o "panfull$n" pan.c &&
 		 "./panfull$n" -m100000 -w"$PAN_W" >"panfull$n.out" 2>&1)
-		printf '%-3s %-28s %10s %11s %9s %9s\n' "$n" "SPIN pan -DNOREDUCE" \
+		printf '%-3s %-26s %10s %11s %9s\n' "$n" "SPIN pan -DNOREDUCE" \
 			"$(awk '/states, stored/ { print $1 }' "$TMP/panfull$n.out")" \
-			"$(awk '/transitions \(= stored\+matched\)/ { print $1 }' "$TMP/panfull$n.out")" "" \
+			"$(awk '/transitions \(= stored\+matched\)/ { print $1 }' "$TMP/panfull$n.out")" \
 			"$(awk '/pan: elapsed time/ { printf "%d", $4 * 1000 + 0.5 }' "$TMP/panfull$n.out")"
 	fi
-	ratio "$n" "end to end: SPIN / nprocguard" $((t4 - t2)) "$(cat "$TMP/default.ms")"
-	ratio "$n" "search only: pan / nprocguard" "$pan_search" "$(cat "$TMP/default.search")"
-	ratio "$n" "end to end: SPIN / nprocguard --no-symmetry" $((t4 - t2)) "$(cat "$TMP/no-symmetry.ms")"
-	ratio "$n" "search only: pan / nprocguard --no-symmetry" "$pan_search" "$(cat "$TMP/no-symmetry.search")"
+	ratio "$n" "search, like for like: pan / --no-symmetry" \
+		"$(median <"$TMP/pan.search")" "$(median <"$TMP/no-symmetry.search")"
+	ratio "$n" "states, like for like: pan / --no-symmetry" \
+		"$(cat "$TMP/pan.states")" "$(cat "$TMP/no-symmetry.states")"
+	ratio "$n" "search, as shipped: pan / nprocguard" \
+		"$(median <"$TMP/pan.search")" "$(median <"$TMP/default.search")"
+	ratio "$n" "end to end: spin+cc+pan / nprocguard" \
+		"$((build + $(median <"$TMP/pan.wall")))" "$(median <"$TMP/default.wall")"
 done
