@@ -122,7 +122,6 @@ struct xp {
 	struct qchunk *qfree;		/* chunks read, for reuse */
 	uint64_t qchunks;		/* chunks allocated */
 	size_t arr_words;		/* of an arrival record, in 64-bit words */
-	uint64_t *abuf;			/* one arrival record */
 	/*
 	 * Worlds: base is the state being expanded, work where a call runs,
 	 * mid the world before a local call of the transition's chain; out
@@ -195,7 +194,9 @@ uint64_t npg_xp_permute_set(const struct xp *x, uint64_t set, const int *perm);
 void npg_xp_hash_keys(struct xp *x);
 /* The hash of @v: the same for every permutation of a symmetry class */
 uint64_t npg_xp_hash(const struct xp *x, const uint32_t *v);
-/* The hash of @v that differs from @base (hashed @hbase) only in words @changed */
+/* The hash @h after word @i changes from @from to @to */
+uint64_t npg_xp_rehash_word(const struct xp *x, uint64_t h, int i, uint32_t from, uint32_t to);
+/* The hash of @v, which differs from @base (hashed @hbase) in a few words */
 uint64_t npg_xp_rehash(const struct xp *x, uint64_t hbase, const uint32_t *base, const uint32_t *v);
 /* Fetch ahead the table slot @hash probes first; then the row it names */
 void npg_xp_prefetch(const struct xp *x, uint64_t hash);
@@ -207,7 +208,14 @@ void npg_xp_prefetch_row(const struct xp *x, uint64_t hash);
  */
 uint64_t npg_xp_lookup_insert(struct xp *x, const uint32_t *v, uint64_t hash, uint64_t sleep,
 			      uint32_t parent, int via, bool *fresh);
-uint64_t npg_xp_sleep_of(const struct xp *x, uint64_t idx);
+static inline uint64_t npg_xp_sleep_of(const struct xp *x, uint64_t idx)
+{
+	const uint32_t *row = &x->arena[idx * x->rw];
+
+	if (x->sw == 0)
+		return 0;
+	return row[x->nw] | (x->sw == 2 ? (uint64_t)row[x->nw + 1] << 32 : 0);
+}
 /* The depth of a state: the calls made to reach it */
 int npg_xp_depth(const struct xp *x, const uint32_t *v);
 

@@ -135,9 +135,6 @@ static bool setup(struct xp *x, const struct npg_policy *policy)
 	/* the queue: a transition moves at most 1 + two runs of local calls down */
 	if (!npg_xp_queue_init(x, 2 * x->red.maxrun + 1) || !npg_xp_cache_init(x))
 		return npg_xp_oom(x);
-	x->abuf = malloc(x->arr_words * 8);
-	if (!x->abuf)
-		return npg_xp_oom(x);
 	/* classes */
 	x->nmembers = calloc((size_t)x->ntasks + 1, sizeof(int));
 	x->members = calloc((size_t)x->ntasks + 1, sizeof(int *));
@@ -356,16 +353,11 @@ static bool search(struct xp *x)
 			continue;
 		}
 		if (a) {
-			/* a copy: the record may be reused as it moves on */
-			struct arrival *c = (struct arrival *)x->abuf;
-			bool ok;
-
-			memcpy(c, a, x->arr_words * 8);
-			ok = c->left > 1 ? push_arrival(x, c->parent, c->slot, c->left - 1, c->hash,
-							c->sleep, c->v, depth + 1)
-					 : arrive(x, c->v, c->hash, c->sleep, c->parent, c->slot,
-						  depth + 1, &fresh);
-			if (!ok)
+			/* the record stays valid until the next pop */
+			if (!(a->left > 1 ? push_arrival(x, a->parent, a->slot, a->left - 1, a->hash,
+							  a->sleep, a->v, depth + 1)
+					  : arrive(x, a->v, a->hash, a->sleep, a->parent, a->slot,
+						   depth + 1, &fresh)))
 				return false;
 			continue;
 		}
@@ -567,7 +559,6 @@ static void teardown(struct xp *x)
 	free(x->rec);
 	free(x->cache);
 	npg_xp_queue_free(x);
-	free(x->abuf);
 	for (int c = 0; x->members && c < x->ntasks; c++)
 		free(x->members[c]);
 	free(x->members);

@@ -53,6 +53,11 @@ uint64_t npg_xp_hash(const struct xp *x, const uint32_t *v)
 	return h;
 }
 
+uint64_t npg_xp_rehash_word(const struct xp *x, uint64_t h, int i, uint32_t from, uint32_t to)
+{
+	return h + word_hash(x->hkey[i], to) - word_hash(x->hkey[i], from);
+}
+
 uint64_t npg_xp_rehash(const struct xp *x, uint64_t hbase, const uint32_t *base, const uint32_t *v)
 {
 	for (int i = 0; i < x->nw; i++)
@@ -312,10 +317,6 @@ static void set_sleep(const struct xp *x, uint32_t *row, uint64_t sleep)
 		row[x->nw + 1] = (uint32_t)(sleep >> 32);
 }
 
-uint64_t npg_xp_sleep_of(const struct xp *x, uint64_t idx)
-{
-	return get_sleep(x, &x->arena[idx * x->rw]);
-}
 
 /*
  * The state tables grow to tens of MiB: anonymous mappings that grow in
@@ -355,9 +356,10 @@ void npg_xp_big_free(void *p, size_t len)
 		munmap(p, len);
 }
 
+/* by a quarter: growing in place costs no copy, and capacity is memory */
 static bool grow_states(struct xp *x)
 {
-	uint64_t ncap = x->scap * 2;
+	uint64_t ncap = x->scap + x->scap / 4;
 	uint32_t *a = npg_xp_big_grow(x->arena, x->scap * (size_t)x->rw * 4, ncap * (size_t)x->rw * 4);
 	uint32_t *p;
 	int16_t *vi;

@@ -324,28 +324,40 @@ static bool run(struct xp *x, int slot, struct succ *s)
 	return true;
 }
 
-/* The successor a cache entry gives */
+/* The successor a cache entry gives: the actor's and the child's words, the counts */
 static void apply(struct xp *x, int slot, const struct centry *e, struct succ *s)
 {
 	const uint32_t *vb = x->vbase;
+	uint64_t h = x->hbase;
 
-	memcpy(s->v, vb, (size_t)x->nw * 4);
+	for (int i = 0; i < x->nw; i++)
+		s->v[i] = vb[i];
 	s->v[1 + slot] = e->out_local;
-	if (e->out_child != NO_LOCAL)
-		s->v[1 + npg_xp_next(x, vb, slot)->st.op.target] = e->out_child;
-	for (int k = 0; k < x->nuids; k++)
-		s->v[1 + x->ntasks + k] = vb[1 + x->ntasks + k] + (uint32_t)e->dcount[k];
+	h = npg_xp_rehash_word(x, h, 1 + slot, vb[1 + slot], e->out_local);
+	if (e->out_child != NO_LOCAL) {
+		int c = 1 + npg_xp_next(x, vb, slot)->st.op.target;
+
+		s->v[c] = e->out_child;
+		h = npg_xp_rehash_word(x, h, c, vb[c], e->out_child);
+	}
+	for (int k = 0, w = 1 + x->ntasks; k < x->nuids; k++, w++)
+		if (e->dcount[k]) {
+			s->v[w] = vb[w] + (uint32_t)e->dcount[k];
+			h = npg_xp_rehash_word(x, h, w, vb[w], s->v[w]);
+		}
 	s->slot = slot;
 	s->weight = e->weight;
 	s->fired = e->fired;
 	s->fp = e->fp;
-	s->hash = npg_xp_rehash(x, x->hbase, vb, s->v);
+	s->hash = h;
 }
 
 bool npg_xp_transition(struct xp *x, int slot, struct succ *s)
 {
-	bool cached = slot >= 0 && cacheable(x, slot);
-	const struct centry *e = cached ? npg_xp_cache_find(x, slot, x->vbase) : NULL;
+	/* an entry is made only for a transition that can be cached; of what
+	 * makes one so, only the actor being simple depends on the other tasks */
+	const struct centry *e = slot >= 0 && x->use_cache && !x->recording && !x->no_chain &&
+				 x->simple[slot] ? npg_xp_cache_find(x, slot, x->vbase) : NULL;
 
 	if (e && !x->verify) {
 		apply(x, slot, e, s);
@@ -358,9 +370,9 @@ bool npg_xp_transition(struct xp *x, int slot, struct succ *s)
 
 		apply(x, slot, e, &c);
 		if (memcmp(c.v, s->v, (size_t)x->nw * 4) || c.weight != s->weight ||
-		    c.fired != s->fired || memcmp(&c.fp, &s->fp, sizeof(c.fp)))
+		    c.fired != s->fired || memcmp(&c.fp, &s->fp, sizeof(c.fp)) || c.hash != s->hash)
 			return internal(x, "a cached transition differs from the model's", slot);
-	} else if (cached) {
+	} else if (slot >= 0 && cacheable(x, slot)) {
 		npg_xp_cache_put(x, slot, x->vbase, s);
 	}
 	return true;
