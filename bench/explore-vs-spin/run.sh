@@ -20,12 +20,15 @@
 # the other, so both sides of a ratio share the machine's load; each figure
 # is the median of the rounds. Printed per N: states stored, transitions,
 # the search's own time (nprocguard's "s" figure, pan's "elapsed time";
-# pan's has 10 ms steps), the whole process's wall-clock time, memory per
+# pan's has 10 ms steps), the whole process's wall-clock time and its CPU
+# time (user + system, from GNU time: what the load of other jobs on the
+# machine disturbs least; pan's includes clearing its hash table), memory per
 # stored state (nprocguard: all its tables -- states, their hash table, the
 # queue, the transition cache, the interned tasks -- at their peak; pan:
 # its "total actual memory usage", and its states alone, "actual memory
 # usage for states"); then the ratios, like for like first:
 #   search, like for like = pan's elapsed / nprocguard --no-symmetry's search
+#   CPU, like for like    = pan's CPU time / nprocguard --no-symmetry's
 #   states, like for like = pan's states / nprocguard --no-symmetry's
 #   search, as shipped    = pan's elapsed / nprocguard's search (symmetry too)
 #   end to end            = (spin -a + cc + pan, wall) / (nprocguard, wall)
@@ -42,6 +45,7 @@ NOREDUCE_MAX=${NOREDUCE_MAX:-7}
 PAN_W=${PAN_W:-22}	# pan's hash table: 2^22 slots (-w24 spends its time allocating 128 MiB)
 command -v spin >/dev/null || { echo "bench/explore-vs-spin: needs spin (apt-get install spin)"; exit 1; }
 [ -x "$NPG" ] || { echo "bench/explore-vs-spin: build nprocguard first (make)"; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench/explore-vs-spin: needs GNU time (apt-get install time)"; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
@@ -55,10 +59,12 @@ npg() {
 	label=$1 n=$2 r=$3
 	shift 3
 	t0=$(ms)
-	"$NPG" explore -q -s --policy linux-3.1 -P no-collateral-execve-failure "$@" \
-		"$TMP/race$n.npg" >"$TMP/$label.out" || { cat "$TMP/$label.out"; exit 1; }
+	/usr/bin/time -f "%U %S" -o "$TMP/time" "$NPG" explore -q -s --policy linux-3.1 \
+		-P no-collateral-execve-failure "$@" "$TMP/race$n.npg" >"$TMP/$label.out" ||
+		{ cat "$TMP/$label.out"; exit 1; }
 	t1=$(ms)
 	echo $((t1 - t0)) >>"$TMP/$label.wall"
+	awk '{ printf "%d\n", ($1 + $2) * 1000 + 0.5 }' "$TMP/time" >>"$TMP/$label.cpu"
 	sed -n 's/.* \([0-9.]*\) s, .*/\1/p' "$TMP/$label.out" |
 		awk '{ printf "%d\n", $1 * 1000 + 0.5 }' >>"$TMP/$label.search"
 	if [ "$r" = 1 ]; then
@@ -72,8 +78,9 @@ npg() {
 pan_run() {
 	n=$1
 	t0=$(ms)
-	(cd "$TMP" && "./pan$n" -m100000 -w"$PAN_W" >"pan$n.out" 2>&1)
+	(cd "$TMP" && /usr/bin/time -f "%U %S" -o time "./pan$n" -m100000 -w"$PAN_W" >"pan$n.out" 2>&1)
 	t1=$(ms)
+	awk '{ printf "%d\n", ($1 + $2) * 1000 + 0.5 }' "$TMP/time" >>"$TMP/pan.cpu"
 	grep -q "errors: 0" "$TMP/pan$n.out" || { cat "$TMP/pan$n.out"; exit 1; }
 	echo $((t1 - t0)) >>"$TMP/pan.wall"
 	awk '/pan: elapsed time/ { printf "%d\n", $4 * 1000 + 0.5 }' "$TMP/pan$n.out" >>"$TMP/pan.search"
@@ -87,10 +94,10 @@ pan_run() {
 row() {
 	med_search=$(median <"$TMP/$3.search") med_wall=$(median <"$TMP/$3.wall")
 	awk -v n="$1" -v run="$2" -v st="$(cat "$TMP/$3.states")" -v tr="$(cat "$TMP/$3.trans")" \
-	    -v s="$med_search" -v w="$med_wall" -v mib="$(cat "$TMP/$3.mib")" \
-	    -v smib="$(cat "$TMP/$3.smib" 2>/dev/null || echo)" 'BEGIN {
+	    -v s="$med_search" -v w="$med_wall" -v cpu="$(median <"$TMP/$3.cpu")" \
+	    -v mib="$(cat "$TMP/$3.mib")" -v smib="$(cat "$TMP/$3.smib" 2>/dev/null || echo)" 'BEGIN {
 		per = st ? mib * 1048576 / st : 0
-		printf "%-3s %-26s %10s %11s %9s %8s %9.0f", n, run, st, tr, s, w, per
+		printf "%-3s %-26s %10s %11s %9s %8s %8s %9.0f", n, run, st, tr, s, w, cpu, per
 		if (smib != "") printf " (states alone %.0f)", smib * 1048576 / st
 		printf "\n" }'
 }
@@ -102,11 +109,12 @@ ratio() {
 		printf "%-3s ratio %-44s %8.2f  (%d / %d)\n", n, what, s / p, s, p }'
 }
 
-printf '%-3s %-26s %10s %11s %9s %8s %9s\n' N run states transitions "search ms" "wall ms" "B/state"
+printf '%-3s %-26s %10s %11s %9s %8s %8s %9s\n' N run states transitions "search ms" "wall ms" \
+	"cpu ms" "B/state"
 for n in $WORKERS; do
 	sh scenario.sh "$n" >"$TMP/race$n.npg"
 	sh model.sh "$n" >"$TMP/race$n.pml"
-	rm -f "$TMP"/*.wall "$TMP"/*.search
+	rm -f "$TMP"/*.wall "$TMP"/*.search "$TMP"/*.cpu
 	t2=$(ms)
 	(cd "$TMP" && spin -a "race$n.pml" >/dev/null && cc -O2 -DSAFETY -o "pan$n" pan.c)
 	t3=$(ms)
@@ -135,6 +143,8 @@ for n in $WORKERS; do
 	fi
 	ratio "$n" "search, like for like: pan / --no-symmetry" \
 		"$(median <"$TMP/pan.search")" "$(median <"$TMP/no-symmetry.search")"
+	ratio "$n" "CPU, like for like: pan / --no-symmetry" \
+		"$(median <"$TMP/pan.cpu")" "$(median <"$TMP/no-symmetry.cpu")"
 	ratio "$n" "states, like for like: pan / --no-symmetry" \
 		"$(cat "$TMP/pan.states")" "$(cat "$TMP/no-symmetry.states")"
 	ratio "$n" "search, as shipped: pan / nprocguard" \
