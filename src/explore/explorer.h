@@ -92,11 +92,10 @@ struct bucket {
 
 struct arrival {
 	uint32_t parent;	/* the state it leaves */
-	int32_t slot;
-	int32_t left;		/* levels still to go */
-	uint32_t pad;
-	uint64_t hash, sleep;
-	uint32_t v[];		/* the state it reaches */
+	int16_t slot;
+	int16_t left;		/* levels still to go */
+	uint32_t hash;		/* the low half: all the table uses */
+	uint32_t sleep[];	/* x->sw words, then the state it reaches (x->nw) */
 };
 
 struct xp {

@@ -25,7 +25,7 @@ bool npg_xp_queue_init(struct xp *x, int max_weight)
 	for (x->nbuckets = 4; x->nbuckets <= max_weight; x->nbuckets *= 2)
 		;
 	x->buckets = calloc((size_t)x->nbuckets, sizeof(*x->buckets));
-	x->arr_words = (sizeof(struct arrival) + (size_t)x->nw * 4 + 7) / 8;
+	x->arr_words = (sizeof(struct arrival) + ((size_t)x->sw + (size_t)x->nw) * 4 + 7) / 8;
 	return x->buckets != NULL;
 }
 

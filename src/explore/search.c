@@ -179,9 +179,11 @@ static bool push_arrival(struct xp *x, uint32_t parent, int slot, int left, uint
 
 	if (!a)
 		return false;
-	*a = (struct arrival){ .parent = parent, .slot = slot, .left = left, .hash = hash,
-			       .sleep = sleep };
-	memcpy(a->v, v, (size_t)x->nw * 4);
+	*a = (struct arrival){ .parent = parent, .slot = (int16_t)slot, .left = (int16_t)left,
+			       .hash = (uint32_t)hash };
+	for (int i = 0; i < x->sw; i++)
+		a->sleep[i] = (uint32_t)(sleep >> (32 * i));
+	memcpy(a->sleep + x->sw, v, (size_t)x->nw * 4);
 	return true;
 }
 
@@ -354,10 +356,14 @@ static bool search(struct xp *x)
 		}
 		if (a) {
 			/* the record stays valid until the next pop */
+			uint64_t sleep = x->sw ? a->sleep[0] | (x->sw > 1 ? (uint64_t)a->sleep[1] << 32 : 0)
+					       : 0;
+			const uint32_t *v = a->sleep + x->sw;
+
 			if (!(a->left > 1 ? push_arrival(x, a->parent, a->slot, a->left - 1, a->hash,
-							  a->sleep, a->v, depth + 1)
-					  : arrive(x, a->v, a->hash, a->sleep, a->parent, a->slot,
-						   depth + 1, &fresh)))
+							  sleep, v, depth + 1)
+					  : arrive(x, v, a->hash, sleep, a->parent, a->slot, depth + 1,
+						   &fresh)))
 				return false;
 			continue;
 		}

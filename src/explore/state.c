@@ -356,10 +356,10 @@ void npg_xp_big_free(void *p, size_t len)
 		munmap(p, len);
 }
 
-/* by a quarter: growing in place costs no copy, and capacity is memory */
+/* by an eighth: growing in place costs no copy, and capacity is memory */
 static bool grow_states(struct xp *x)
 {
-	uint64_t ncap = x->scap + x->scap / 4;
+	uint64_t ncap = x->scap + x->scap / 8;
 	uint32_t *a = npg_xp_big_grow(x->arena, x->scap * (size_t)x->rw * 4, ncap * (size_t)x->rw * 4);
 	uint32_t *p;
 	int16_t *vi;
