@@ -42,7 +42,8 @@ void npg_xp_cache_grow(struct xp *x)
 	uint64_t n = x->cmask + 1;
 	struct centry *c;
 
-	if (!x->use_cache || n >= CACHE_MAX || x->cmiss < n)
+	/* and never above a 16th of the states: the tables stay states' */
+	if (!x->use_cache || n >= CACHE_MAX || x->cmiss < n || x->nstates < n * 16)
 		return;
 	x->cmiss = 0;
 	c = calloc(n * 4, sizeof(*c));

@@ -438,7 +438,8 @@ uint64_t npg_xp_lookup_insert(struct xp *x, const uint32_t *v, uint64_t hash, ui
 	x->via[x->nstates] = (int16_t)via;
 	x->stab[i] = tag | (uint32_t)++x->nstates;
 	*fresh = true;
-	if (x->nstates * 2 > x->smask && x->smask < UINT32_MAX && !grow_table(x))
+	/* up to 80% full: the slot's hash half makes a probe past another state cheap */
+	if (x->nstates * 5 > x->smask * 4 && x->smask < UINT32_MAX && !grow_table(x))
 		return UINT64_MAX;
 	return x->nstates - 1;
 }
