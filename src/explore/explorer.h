@@ -174,7 +174,8 @@ void *npg_xp_big_alloc(size_t len);
 void *npg_xp_big_grow(void *p, size_t old, size_t len);
 void npg_xp_big_free(void *p, size_t len);
 
-uint64_t npg_xp_table_bytes(const struct xp *x);
+/* The bytes of the states, their table and the locals */
+uint64_t npg_xp_state_bytes(const struct xp *x);
 bool npg_xp_oom(struct xp *x);
 /* Task @i of @w, with its counters and bits, as an interned local */
 uint32_t npg_xp_encode_task(struct xp *x, const struct npg_world *w, int i, uint32_t pc,
@@ -218,11 +219,12 @@ static inline uint64_t npg_xp_sleep_of(const struct xp *x, uint64_t idx)
 /* The depth of a state: the calls made to reach it */
 int npg_xp_depth(const struct xp *x, const uint32_t *v);
 
-/* --- transition.c --- */
-
 bool npg_xp_enabled(const struct xp *x, const uint32_t *v, int slot);
 /* The instruction slot @slot runs next in @v */
 const struct npg_instr *npg_xp_next(const struct xp *x, const uint32_t *v, int slot);
+
+/* --- transition.c --- */
+
 /*
  * The transition of @slot from the state in vbase (decoded on demand):
  * its call, then the local calls merged after it; the successor into @s.

@@ -45,6 +45,12 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Every table of the search: states, queue, cache */
+static uint64_t table_bytes(const struct xp *x)
+{
+	return npg_xp_state_bytes(x) + npg_xp_queue_bytes(x) + npg_xp_cache_bytes(x);
+}
+
 static bool init_world(struct xp *x, struct npg_world *w, const struct npg_policy *policy,
 		       const struct npg_world *w0)
 {
@@ -372,8 +378,8 @@ static bool search(struct xp *x)
 		if ((expanded++ & 1023) == 0) {
 			progress(x, t0, &last, depth, false);
 			npg_xp_cache_grow(x);
-			if (npg_xp_table_bytes(x) > s->table_bytes)
-				s->table_bytes = npg_xp_table_bytes(x);
+			if (table_bytes(x) > s->table_bytes)
+				s->table_bytes = table_bytes(x);
 		}
 		if (x->o->max_states && x->nstates >= x->o->max_states) {
 			s->bounded = true;
@@ -381,7 +387,7 @@ static bool search(struct xp *x)
 				 (unsigned long long)x->o->max_states, depth);
 			break;
 		}
-		if (x->o->max_memory && npg_xp_table_bytes(x) > x->o->max_memory) {
+		if (x->o->max_memory && table_bytes(x) > x->o->max_memory) {
 			s->bounded = true;
 			snprintf(s->bound, sizeof(s->bound), "--max-memory %llu MiB reached (%llu states, depth %d)",
 				 (unsigned long long)(x->o->max_memory >> 20),
@@ -394,8 +400,8 @@ static bool search(struct xp *x)
 	}
 	s->stored = x->nstates;
 	s->seconds = now() - t0;
-	if (npg_xp_table_bytes(x) > s->table_bytes)
-		s->table_bytes = npg_xp_table_bytes(x);
+	if (table_bytes(x) > s->table_bytes)
+		s->table_bytes = table_bytes(x);
 	progress(x, t0, &last, depth, true);
 	return true;
 }

@@ -93,12 +93,10 @@ static uint32_t hash_local(const struct local *l)
 	return (uint32_t)(mix(h[0] ^ mix(h[1]) ^ (h[2] * 31) ^ (h[3] << 17)) >> 32);
 }
 
-uint64_t npg_xp_table_bytes(const struct xp *x)
+uint64_t npg_xp_state_bytes(const struct xp *x)
 {
-	uint64_t b = x->scap * ((uint64_t)x->rw * 4 + 4 + 2) + (x->smask + 1) * 8 +
-		     (uint64_t)x->lcap * (sizeof(struct local) + 4) + ((uint64_t)x->lmask + 1) * 4;
-
-	return b + npg_xp_queue_bytes(x) + npg_xp_cache_bytes(x);
+	return x->scap * ((uint64_t)x->rw * 4 + 4 + 2) + (x->smask + 1) * 8 +
+	       (uint64_t)x->lcap * (sizeof(struct local) + 4) + ((uint64_t)x->lmask + 1) * 4;
 }
 
 bool npg_xp_oom(struct xp *x)
@@ -199,6 +197,23 @@ uint32_t npg_xp_encode_task(struct xp *x, const struct npg_world *w, int i, uint
 		l.mon = mon;	/* a sequential file's tasks have no counter of their own */
 	}
 	return intern(x, &l);
+}
+
+bool npg_xp_enabled(const struct xp *x, const uint32_t *v, int slot)
+{
+	const struct local *l;
+
+	if (slot < 0)
+		return v[0] < (uint32_t)x->cp->seq.ninstr;
+	l = &x->locals[v[1 + slot]];
+	return l->task.state == NPG_TASK_RUNNING && l->pc < (uint32_t)x->cp->progs[slot].ninstr;
+}
+
+const struct npg_instr *npg_xp_next(const struct xp *x, const uint32_t *v, int slot)
+{
+	if (slot < 0)
+		return &x->cp->seq.instr[v[0]];
+	return &x->cp->progs[slot].instr[x->locals[v[1 + slot]].pc];
 }
 
 void npg_xp_decode_task(const struct xp *x, uint32_t id, int i, struct npg_task *t)

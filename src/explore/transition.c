@@ -31,23 +31,6 @@ struct counters {
 	unsigned mon;
 };
 
-bool npg_xp_enabled(const struct xp *x, const uint32_t *v, int slot)
-{
-	const struct local *l;
-
-	if (slot < 0)
-		return v[0] < (uint32_t)x->cp->seq.ninstr;
-	l = &x->locals[v[1 + slot]];
-	return l->task.state == NPG_TASK_RUNNING && l->pc < (uint32_t)x->cp->progs[slot].ninstr;
-}
-
-const struct npg_instr *npg_xp_next(const struct xp *x, const uint32_t *v, int slot)
-{
-	if (slot < 0)
-		return &x->cp->seq.instr[v[0]];
-	return &x->cp->progs[slot].instr[x->locals[v[1 + slot]].pc];
-}
-
 static bool internal(struct xp *x, const char *what, int task)
 {
 	snprintf(x->err, x->errlen, "internal error: %s (task %s, line %d)", what,
