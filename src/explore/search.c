@@ -406,32 +406,50 @@ static bool search(struct xp *x)
 	return true;
 }
 
-/*
- * Replay @n transitions (@slots: canonical slots of the stored states)
- * from the initial state, recording every call made (x->rec): the first
- * local calls of the initial state, then each transition's call and the
- * local calls merged after it.
- */
-static bool replay_transitions(struct xp *x, const int *slots, int n)
+/* Replay from the initial state, recording every call (x->rec), merging local ones or not */
+static bool replay_start(struct xp *x, bool merge)
 {
+	x->no_chain = !merge;
 	x->recording = true;
 	x->nrec = 0;
 	if (!npg_xp_initial(x))
 		return false;
 	memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
+	return true;
+}
+
+/* Replay: the transition of concrete slot @slot from vbase, its successor into vbase */
+static bool replay_step(struct xp *x, int slot)
+{
+	struct succ s = { .v = x->sbuf };
+
+	x->hbase = npg_xp_hash(x, x->vbase);
+	if (!npg_xp_transition(x, slot, &s))
+		return false;
+	memcpy(x->vbase, s.v, (size_t)x->nw * 4);
+	return true;
+}
+
+/*
+ * Replay @n transitions (@slots: canonical slots of the stored states)
+ * from the initial state, recording every call made: the first local calls
+ * of the initial state, then each transition's call and the local calls
+ * merged after it.
+ */
+static bool replay_transitions(struct xp *x, const int *slots, int n)
+{
+	if (!replay_start(x, true))
+		return false;
 	for (int i = 0; i < n; i++) {
 		uint32_t canon[x->nw];
-		struct succ s = { .v = x->sbuf };
 		int slot = slots[i];
 
 		memcpy(canon, x->vbase, sizeof(canon));
 		npg_xp_canonicalize(x, canon, x->perm);
 		if (slot >= 0)
 			slot = x->perm[slot];
-		x->hbase = npg_xp_hash(x, x->vbase);
-		if (!npg_xp_transition(x, slot, &s))
+		if (!replay_step(x, slot))
 			return false;
-		memcpy(x->vbase, s.v, (size_t)x->nw * 4);
 	}
 	x->recording = false;
 	return true;
@@ -448,21 +466,13 @@ static const struct call_rec *rec_at(const struct xp *x, size_t i)
  */
 static bool replay_calls(struct xp *x, int c, const int *slots, int n, struct npg_trace *tr)
 {
-	x->no_chain = true;
-	x->recording = true;
-	x->nrec = 0;
-	if (!npg_xp_initial(x))
+	if (!replay_start(x, false))
 		return false;
-	memcpy(x->vbase, x->vnew, (size_t)x->nw * 4);
 	for (int i = 0; i < n; i++) {
-		struct succ s = { .v = x->sbuf };
-
 		if (i == n - 1 && !npg_xp_message(x, c, slots[i], tr->message, sizeof(tr->message)))
 			return false;
-		x->hbase = npg_xp_hash(x, x->vbase);
-		if (!npg_xp_transition(x, slots[i], &s))
+		if (!replay_step(x, slots[i]))
 			return false;
-		memcpy(x->vbase, s.v, (size_t)x->nw * 4);
 	}
 	if (n == 0)
 		npg_xp_state_broken(x, c, &x->base, tr->message, sizeof(tr->message));
