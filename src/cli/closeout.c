@@ -14,10 +14,29 @@
 #include "cli/closeout.h"
 
 static int earlier_errno;
+static int lost_errno;		/* output written past stdio that was lost */
+static const char *command;
+
+void npg_closeout_command(const char *cmd)
+{
+	command = cmd;
+}
 
 void npg_closeout_set_errno(int err)
 {
 	earlier_errno = err;
+}
+
+void npg_closeout_lost(int err)
+{
+	if (err && !lost_errno)
+		lost_errno = err;
+}
+
+void npg_closeout_flush(void)
+{
+	if (fflush(stdout) != 0 && !earlier_errno)
+		earlier_errno = errno;
 }
 
 /*
@@ -48,17 +67,15 @@ void npg_close_stdout(void)
 		err = errno;
 		fclose(stdout);
 		errno = err;
-	} else if (close_stream(stdout) == 0) {
+	} else if (close_stream(stdout) == 0 && !lost_errno) {
 		if (close_stream(stderr) != 0)
 			_exit(NPG_EXIT_USAGE);
 		return;
 	} else {
-		err = errno ? errno : earlier_errno;
+		err = lost_errno ? lost_errno : errno ? errno : earlier_errno;
 	}
-	if (err)
-		fprintf(stderr, "nprocguard: write error: %s\n", strerror(err));
-	else
-		fprintf(stderr, "nprocguard: write error\n");
+	fprintf(stderr, "nprocguard%s%s: write error%s%s\n", command ? " " : "",
+		command ? command : "", err ? ": " : "", err ? strerror(err) : "");
 	fflush(stderr);
 	_exit(NPG_EXIT_USAGE);
 }

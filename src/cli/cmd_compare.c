@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/closeout.h"
 #include "compare/compare.h"
 #include "report/report.h"
 #include "runner/random.h"
@@ -278,6 +279,7 @@ static int confirm(struct npg_compare *c, const struct opts *o, struct minimal *
 	for (int i = 0; i < nfiles; i += BATCH_MAX) {
 		int k = nfiles - i < BATCH_MAX ? nfiles - i : BATCH_MAX;
 
+		npg_closeout_flush();	/* before the sides' children: a lost write told at exit */
 		if (npg_sides_run(c->sides, 2, c->jobs, c->guest, NULL, 0, files + i, k, o->uid_base) < 0 ||
 		    npg_compare_records(c, sc + i, k, first + i) < 0)
 			goto out;
@@ -354,6 +356,7 @@ static int compare_random(struct npg_compare *c, struct opts *o)
 	snprintf(flags_arg, sizeof(flags_arg), "%u", o->random_flags);
 	if (!(sc = generate(o, &texts)))
 		return NPG_EXIT_USAGE;
+	npg_closeout_flush();
 	if (npg_sides_run(c->sides, 2, c->jobs, c->guest, args, 6, NULL, 0, o->uid_base) < 0)
 		goto out;
 	ret = NPG_EXIT_USAGE;
@@ -388,7 +391,6 @@ static int compare_random(struct npg_compare *c, struct opts *o)
 		/* the totals are the random scenarios': the minimal ones are told apart */
 		printf("minimal scenarios: %d distinct, one or more a kind, run on both kernels "
 		       "again:\n", nm);
-		fflush(stdout);
 		c->t = (struct npg_compare_totals){ 0 };
 		c->quiet = false;	/* what they did there, unreproducible steps too */
 		if (confirm(c, o, m, nm, &confirmed) < 0)
@@ -427,6 +429,7 @@ static int compare_files(struct npg_compare *c, const struct opts *o, char **fil
 	for (int i = 0; i < n; i += BATCH_MAX) {
 		int k = n - i < BATCH_MAX ? n - i : BATCH_MAX;
 
+		npg_closeout_flush();
 		if (npg_sides_run(c->sides, 2, c->jobs, c->guest, NULL, 0, files + i, k, o->uid_base) < 0)
 			goto out;
 		if (npg_compare_records(c, sc + i, k, NULL) < 0) {

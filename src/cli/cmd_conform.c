@@ -14,6 +14,7 @@
 
 #include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/closeout.h"
 #include "cli/model_option.h"
 #include "guest/guest.h"
 #include "identify/cache.h"
@@ -575,8 +576,12 @@ int npg_cmd_conform(int argc, char **argv)
 	/* before any scenario runs, not after the first difference */
 	if (random_n > 0 && check_outdir(outdir) < 0)
 		return NPG_EXIT_USAGE;
-	if (guest.kernel)	/* the same, inside that kernel under QEMU */
-		return npg_guest_conform(&guest, argc, argv, optind);
+	if (guest.kernel) {	/* the same, inside that kernel under QEMU */
+		int lost, rc = npg_guest_conform(&guest, argc, argv, optind, &lost);
+
+		npg_closeout_lost(lost);	/* its report, copied here: exit 2 at exit */
+		return rc;
+	}
 	if (npg_real_preflight(&o.host) < 0)
 		return NPG_EXIT_NOT_RUN;
 	if (npg_real_claim_window("conform", o.uid_base, o.wait) < 0)

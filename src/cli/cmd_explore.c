@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/closeout.h"
 #include "explore/program.h"
 #include "explore/search.h"
 #include "explore/trace.h"
@@ -62,14 +63,16 @@ static void usage(void)
 	       " -o, --out DIR             write each counterexample as DIR/NAME.POLICY.PROPERTY.npg and .dot\n"
 	       "     --replay-kernel IMAGE replay every counterexample on the x86_64 kernel IMAGE\n"
 	       "                           under QEMU (conform --kernel IMAGE --policy NAME): needs\n"
-	       "                           one --policy, root, qemu-system-x86_64\n"
+	       "                           one --policy and qemu-system-x86_64, not root (root\n"
+	       "                           only inside the guest)\n"
 	       "     --dot FILE            the first counterexample as a Graphviz chart\n"
 	       " -s, --stats               statistics of each search (default with one policy)\n"
 	       " -q, --quiet               no traces, no progress line\n"
 	       " -h, --help                display this help\n\n"
-	       "Exit status: 0 every property holds, 1 one is violated, 2 usage or input error,\n"
-	       "3 a bound stopped a search before its verdict, 4 with --replay-kernel: a\n"
-	       "counterexample did not replay on the kernel as on the model (or the guest failed).\n");
+	       "Exit status: 0 every property holds, 1 one is violated, 2 usage or input error\n"
+	       "(or the replay's conform said one, or output could not be written), 3 a bound\n"
+	       "stopped a search before its verdict, 4 with --replay-kernel: a counterexample\n"
+	       "did not replay on the kernel as on the model (or the guest gave no result).\n");
 }
 
 static int add_file(struct opts *o, const char *path)
@@ -406,7 +409,7 @@ static int replay_on_kernel(const struct opts *o)
 	args[n++] = (char *)policy;
 	for (int i = 0; i < o->nreplays; i++)
 		args[n++] = o->replays[i];
-	fflush(stdout);
+	npg_closeout_flush();
 	fflush(stderr);
 	pid = fork();
 	if (pid == 0) {
@@ -559,7 +562,12 @@ int npg_cmd_explore(int argc, char **argv)
 
 		if (o.nreplays == 0) {
 			printf("replay on %s: no counterexample to replay\n", o.replay_kernel);
-		} else if ((crc = replay_on_kernel(&o)) != 0) {
+		} else if ((crc = replay_on_kernel(&o)) == NPG_EXIT_USAGE) {
+			/* conform said why: a bad image, its output lost... not a disagreement */
+			fprintf(stderr, "nprocguard explore: the replay on %s failed (conform exited "
+				"%d)\n", o.replay_kernel, crc);
+			rc = NPG_EXIT_USAGE;
+		} else if (crc != 0) {
 			fprintf(stderr, "nprocguard explore: the counterexamples did not replay on %s as "
 				"on the model (conform exited %d)\n", o.replay_kernel, crc);
 			rc = EXIT_REPLAY;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/closeout.h"
 #include "guest/guest.h"
 
 /* As env(1) and timeout(1): our own failures are above any status a
@@ -39,7 +40,8 @@ static void usage(void)
 	       " -h, --help           display this help\n\n"
 	       "Exit status: PROGRAM's; 128+N when signal N killed it; 126 it could not be\n"
 	       "run in the guest, 127 it was not found there; 125 a usage error, or the\n"
-	       "guest gave no result (QEMU missing, a panic, a hang: said on stderr).\n");
+	       "guest gave no result (QEMU missing, a panic, a hang: said on stderr);\n"
+	       "2 its output could not all be written here (said: write error).\n");
 }
 
 static void usage_error(void)
@@ -128,9 +130,10 @@ int npg_cmd_guest(int argc, char **argv)
 	spec.argv = argv + optind;
 	spec.argc = argc - optind;
 	npg_guest_catch_signals();
-	fflush(stdout);
+	npg_closeout_flush();
 	if (npg_guest_boot(&guest, &spec, 1, 2, "guest", &res) == 0)
 		ret = res.signal ? 128 + res.signal : res.exit_status;
+	npg_closeout_lost(res.out_errno);	/* the program's output: exit 2 at exit */
 	npg_guest_release_signals();
 	return ret;
 }

@@ -336,8 +336,12 @@ int npg_cmd_identify(int argc, char **argv)
 			"linked in)\n", argv[optind]);
 		npg_usage_error("identify");
 	}
-	if (guest.kernel)
-		return npg_guest_subcommand(&guest, "identify", argc, argv, optind);
+	if (guest.kernel) {
+		int lost, rc = npg_guest_subcommand(&guest, "identify", argc, argv, optind, &lost);
+
+		npg_closeout_lost(lost);	/* its report, copied here: exit 2 at exit */
+		return rc;
+	}
 	if (npg_real_preflight(&host) < 0)
 		return NPG_EXIT_NOT_RUN;
 	if (npg_real_claim_window("identify", uid_base, wait) < 0)

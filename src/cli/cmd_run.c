@@ -92,7 +92,7 @@ static void run_then(struct npg_backend *b, void *arg)
 
 	(void)b;
 	snprintf(base, sizeof(base), "%u", opt->uid_base);
-	fflush(stdout);
+	npg_closeout_flush();
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {

@@ -75,8 +75,10 @@ int main(int argc, char **argv)
 		return NPG_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			npg_closeout_command(commands[i].name);
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "nprocguard: unknown command '%s'\n", argv[1]);
 	npg_usage_error(NULL);
 }

@@ -115,6 +115,11 @@ static int run_guest(struct job *j, int fd)
 	g.kernel = j->side->image;
 	if (npg_guest_boot(&g, &spec, fd, 2, "compare", &res) < 0)
 		return -1;
+	if (res.out_errno) {
+		fprintf(stderr, "nprocguard compare: %s: its record could not be written: %s\n",
+			j->side->name, strerror(res.out_errno));
+		return -1;
+	}
 	if (res.signal || res.exit_status != 0) {
 		fprintf(stderr, "nprocguard compare: %s: the run in the guest %s %d\n", j->side->name,
 			res.signal ? "was killed by signal" : "exited with status",

@@ -176,6 +176,7 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 		goto clean;
 	}
 	snprintf(res->release, sizeof(res->release), "%s", r.status.release);
+	res->out_errno = r.out_errno;
 	if (r.signal) {
 		fprintf(stderr, "nprocguard %s: interrupted: the guest was stopped\n", cmd);
 	} else if (r.status.state == NPG_GUEST_DONE) {
@@ -208,13 +209,14 @@ int npg_guest_self(struct npg_initramfs_spec *spec, char *exe, size_t exelen, ch
 }
 
 int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int argc, char **argv,
-			 int optind_)
+			 int optind_, int *out_errno)
 {
 	char *gargv[ARGV_MAX], exe[PATH_MAX], cwd[PATH_MAX];
 	struct npg_initramfs_spec spec;
 	struct npg_guest_result res;
 	int ret = NPG_GUEST_NO_RESULT;	/* unless the guest's command gives its own */
 
+	*out_errno = 0;
 	if (npg_guest_check_image(g->kernel, cmd) < 0)
 		return 2;
 	if (npg_guest_self(&spec, exe, sizeof(exe), cwd, sizeof(cwd), cmd) < 0)
@@ -236,11 +238,13 @@ int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int ar
 		else
 			ret = res.exit_status;
 	}
+	*out_errno = res.out_errno;
 	npg_guest_release_signals();
 	return ret;
 }
 
-int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind_)
+int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind_,
+		      int *out_errno)
 {
-	return npg_guest_subcommand(g, "conform", argc, argv, optind_);
+	return npg_guest_subcommand(g, "conform", argc, argv, optind_, out_errno);
 }

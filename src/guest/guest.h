@@ -110,6 +110,7 @@ struct npg_qemu_result {
 	int signal;		/* killed because we got this signal (SIGINT, SIGTERM, SIGHUP) */
 	int qemu_status;	/* QEMU's wait status */
 	double seconds;
+	int out_errno;		/* the first write to out_fd that failed: its output was lost */
 };
 
 /*
@@ -151,6 +152,7 @@ struct npg_guest_result {
 	char release[128];	/* the guest's uname -r */
 	int exit_status;	/* when it exited */
 	int signal;		/* when a signal killed it */
+	int out_errno;		/* its stdout could not all be copied to out_fd: why */
 };
 
 /*
@@ -179,11 +181,13 @@ int npg_guest_check_image(const char *image, const char *cmd);
  * 2 for a bad image path or too many arguments, NPG_GUEST_NO_RESULT when
  * the run could not happen here (QEMU missing, the initramfs not written)
  * or the guest gave no status (a panic, a hang, a silent console: said).
+ * @out_errno: 0, or why some of the report could not be written to stdout.
  */
 #define NPG_GUEST_NO_RESULT 3	/* conform's NPG_EXIT_NOT_RUN */
-int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind);
+int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind,
+		      int *out_errno);
 /* The same for subcommand @cmd (conform, identify) */
 int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int argc, char **argv,
-			 int optind);
+			 int optind, int *out_errno);
 
 #endif

@@ -91,17 +91,19 @@ static noreturn void exec_qemu(const struct npg_qemu_opts *o, int pipes[3][2], p
 	_exit(127);
 }
 
-static void copy_out(int fd, const char *buf, size_t len)
+/* 0, or the errno of a write that failed (what was lost is lost) */
+static int copy_out(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return;	/* our reader went away: keep reading the guest anyway */
+		if (n <= 0)	/* our reader went away: keep reading the guest anyway */
+			return n < 0 ? errno : EIO;
 		buf += n, len -= (size_t)n;
 	}
+	return 0;
 }
 
 /* Read what is there; false at EOF. */
@@ -109,6 +111,7 @@ static bool pump(const struct npg_qemu_opts *o, int fd, int i, struct npg_qemu_r
 {
 	char buf[4096];
 	ssize_t n = read(fd, buf, sizeof(buf));
+	int err;
 
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN;
@@ -116,8 +119,10 @@ static bool pump(const struct npg_qemu_opts *o, int fd, int i, struct npg_qemu_r
 		return false;
 	if (i == 2)
 		npg_guest_status_feed(&r->status, buf, (size_t)n);
-	else
-		copy_out(i == 0 ? o->out_fd : o->err_fd, buf, (size_t)n);
+	else if (i == 1)
+		copy_out(o->err_fd, buf, (size_t)n);
+	else if ((err = copy_out(o->out_fd, buf, (size_t)n)) != 0 && !r->out_errno)
+		r->out_errno = err;
 	return true;
 }
 
