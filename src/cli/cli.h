@@ -54,6 +54,10 @@ int npg_parse_count(const char *cmd, const char *opt, const char *arg, unsigned 
 /* A seed given to @opt of @cmd ("--seed"): decimal digits only, 0 to 2^64-1;
  * -1 (reported) if not. */
 int npg_parse_seed(const char *cmd, const char *opt, const char *arg, uint64_t *out);
+/* --textfile PATH of @cmd may be written (npg_prometheus_check_target()); -1 (reported) if not */
+int npg_check_textfile(const char *cmd, const char *path);
+/* npg_prometheus_write() of @cmd failed: say @why, with errno's text when there is one */
+void npg_textfile_failed(const char *cmd, const char *why);
 /* Probe the host for the real backend: root, /proc. Reports and returns -1 if unusable. */
 int npg_real_preflight(struct npg_host *host);
 /* Hold the uid window's lock for the rest of the process (see uidlock.h);

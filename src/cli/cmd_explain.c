@@ -44,7 +44,8 @@ static void usage(void)
 	       "                        iterator if there is one, else /proc), bpf or proc\n"
 	       "     --format FORMAT    text (default), json, or prometheus (the metrics of\n"
 	       "                        status --format prometheus)\n"
-	       "     --textfile PATH    with --format prometheus: write PATH atomically\n"
+	       "     --textfile PATH    with --format prometheus: write PATH atomically; PATH\n"
+	       "                        must be absent or a regular file (as for status)\n"
 	       " -J, --json             same as --format json\n"
 	       "     --model MODEL      decide by 'identified' (the policy and rules nprocguard\n"
 	       "                        identify found for this boot of the kernel; probed\n"
@@ -102,7 +103,7 @@ static int prometheus(const char *path, const char *root, const char *source)
 	rc = npg_prometheus_write(path, users, n, "", reason, sizeof(reason));
 	free(users);
 	if (rc < 0) {
-		fprintf(stderr, "nprocguard explain: %s: %s\n", reason, strerror(errno));
+		npg_textfile_failed("explain", reason);
 		return NPG_EXIT_USAGE;
 	}
 	return NPG_EXIT_OK;
@@ -241,6 +242,8 @@ int npg_cmd_explain(int argc, char **argv)
 		if (strcmp(root, "/") == 0)
 			root = "";
 	}
+	if (textfile && npg_check_textfile("explain", textfile) < 0)
+		return NPG_EXIT_USAGE;	/* before the scan, before anything is written */
 	if (strcmp(format, "prometheus") == 0)
 		return prometheus(textfile ? textfile : "-", root, source);
 	if (since) {

@@ -117,7 +117,8 @@ static void usage(void)
 	       "     --format FORMAT  table (default), json, or prometheus (node_exporter\n"
 	       "                      textfile format)\n"
 	       "     --textfile PATH  with --format prometheus: write PATH atomically\n"
-	       "                      (a temporary file beside it, then rename)\n"
+	       "                      (a temporary file beside it, then rename); PATH must be\n"
+	       "                      absent or a regular file (a symlink is not followed)\n"
 	       " -h, --help           display this help\n\nUser columns:\n");
 	for (int i = 0; i < NUSERCOLS; i++)
 		printf(" %11s  %s\n", user_cols[i].name, user_cols[i].help);
@@ -544,7 +545,7 @@ static int write_metrics(const char *source, const char *path)
 	rc = npg_prometheus_write(path, users, n, "", why, sizeof(why));
 	free(users);
 	if (rc < 0) {
-		fprintf(stderr, "nprocguard status: %s: %s\n", why, strerror(errno));
+		npg_textfile_failed("status", why);
 		return NPG_EXIT_USAGE;
 	}
 	return partial ? NPG_EXIT_PARTIAL : NPG_EXIT_OK;
@@ -665,6 +666,8 @@ int npg_cmd_status(int argc, char **argv)
 		fprintf(stderr, "nprocguard status: --textfile goes with --format prometheus\n");
 		npg_usage_error("status");
 	}
+	if (textfile && npg_check_textfile("status", textfile) < 0)
+		return NPG_EXIT_USAGE;	/* before the scan, before anything is written */
 	if (prom)
 		return write_metrics(source, textfile ? textfile : "-");
 	if (json && raw) {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "backend/backend.h"
 #include "cli/cli.h"
 #include "model/policy.h"
+#include "tools/metrics/prometheus.h"
 
 noreturn void npg_usage_error(const char *cmd)
 {
@@ -146,4 +148,23 @@ int npg_parse_seed(const char *cmd, const char *opt, const char *arg, uint64_t *
 		return -1;
 	}
 	return 0;
+}
+
+int npg_check_textfile(const char *cmd, const char *path)
+{
+	char why[PATH_MAX + 256];
+
+	if (npg_prometheus_check_target(path, why, sizeof(why)) < 0) {
+		fprintf(stderr, "nprocguard %s: --textfile %s\n", cmd, why);
+		return -1;
+	}
+	return 0;
+}
+
+void npg_textfile_failed(const char *cmd, const char *why)
+{
+	if (errno)
+		fprintf(stderr, "nprocguard %s: %s: %s\n", cmd, why, strerror(errno));
+	else
+		fprintf(stderr, "nprocguard %s: --textfile %s\n", cmd, why);
 }

@@ -175,6 +175,40 @@ static int write_all(FILE *out, const struct npg_scan_user *users, size_t n, con
 	return 0;
 }
 
+/* What a directory entry is, for a refusal: "a FIFO" */
+static const char *file_kind(mode_t mode)
+{
+	return S_ISLNK(mode) ? "a symbolic link" : S_ISCHR(mode) ? "a character device" :
+	       S_ISBLK(mode) ? "a block device" : S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISSOCK(mode) ? "a socket" : S_ISDIR(mode) ? "a directory" : "not a regular file";
+}
+
+int npg_prometheus_check_target(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (!*path) {
+		snprintf(why, whylen, "'': an empty path (a file, or - for standard output)");
+		return -1;
+	}
+	if (strcmp(path, "-") == 0)
+		return 0;
+	/* lstat: a symbolic link is refused, not followed to what it names */
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s is %s, not a regular file: refused (the textfile "
+			 "collector reads regular *.prom files; rename() would replace it)", path,
+			 file_kind(st.st_mode));
+		return -1;
+	}
+	return 0;
+}
+
 int npg_prometheus_write(const char *path, const struct npg_scan_user *users, size_t n,
 			 const char *root, char *why, size_t whylen)
 {
@@ -194,6 +228,10 @@ int npg_prometheus_write(const char *path, const struct npg_scan_user *users, si
 	if (!*base) {
 		snprintf(why, whylen, "%s: a file name is needed, not a directory", path);
 		errno = EISDIR;
+		return -1;
+	}
+	if (npg_prometheus_check_target(path, why, whylen) < 0) {
+		errno = 0;	/* said in @why */
 		return -1;
 	}
 	/* a dot name: the collector reads only *.prom, never the half-written file */
@@ -219,6 +257,13 @@ int npg_prometheus_write(const char *path, const struct npg_scan_user *users, si
 		unlink(tmp);
 		errno = saved;
 		snprintf(why, whylen, "write error on %s", tmp);
+		return -1;
+	}
+	/* again, at the last moment: what appeared there meanwhile is not replaced either */
+	if (npg_prometheus_check_target(path, why, whylen) < 0) {
+		fclose(out);
+		unlink(tmp);
+		errno = 0;
 		return -1;
 	}
 	if (fclose(out) != 0 || rename(tmp, path) < 0) {
