@@ -18,9 +18,11 @@
 #define NPG_EXIT_NOT_RUN 3
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct npg_host;
+struct npg_policy;
 
 #define NPG_DEFAULT_UID_BASE 3000000000u
 
@@ -39,8 +41,22 @@ int npg_cmd_identify(int argc, char **argv);
 
 /* "Try 'nprocguard CMD --help'." and exit 2 */
 noreturn void npg_usage_error(const char *cmd);
-/* Policies from "NAME[,NAME]" or "all": a bit mask; -1 on an unknown name (reported). */
-long npg_parse_policy_list(const char *arg);
+/*
+ * "nprocguard CMD: bad OPT 'ARG': " and the rest from @fmt, on stderr: a
+ * refused value, named with its option and what would be accepted. ARG is
+ * shown safe for a terminal, its first 64 bytes only.
+ */
+void npg_bad_option(const char *cmd, const char *opt, const char *arg, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* @len bytes of @s as a message shows a value: safe for a terminal, its first
+ * 64 bytes and "..." if there is more; in @buf of NPG_OPTION_TEXT bytes */
+#define NPG_OPTION_TEXT 272
+const char *npg_option_text(const char *s, size_t len, char *buf, size_t buflen);
+/* --policy of @cmd, "NAME[,NAME...]" or "all": a bit mask; -1 on an unknown or
+ * empty name (reported, with the names accepted). */
+long npg_parse_policy_list(const char *cmd, const char *arg);
+/* --policy of @cmd, one name: the policy, or NULL (reported, with the names). */
+const struct npg_policy *npg_parse_policy(const char *cmd, const char *arg);
 /* --uid-base of subcommand @cmd: a number with room for the window above it; -1
  * (reported) if not. Warns when an account's uid is in the window. */
 int npg_parse_uid_base(const char *cmd, const char *arg, uint32_t *out);
@@ -51,6 +67,9 @@ int npg_parse_uid_base(const char *cmd, const char *arg, uint32_t *out);
  */
 int npg_parse_count(const char *cmd, const char *opt, const char *arg, unsigned long min,
 		    unsigned long max, unsigned long *out);
+/* The same for a number that is @what ("a process id") */
+int npg_parse_number(const char *cmd, const char *opt, const char *arg, const char *what,
+		     unsigned long min, unsigned long max, unsigned long *out);
 /* A seed given to @opt of @cmd ("--seed"): decimal digits only, 0 to 2^64-1;
  * -1 (reported) if not. */
 int npg_parse_seed(const char *cmd, const char *opt, const char *arg, uint64_t *out);
@@ -58,6 +77,8 @@ int npg_parse_seed(const char *cmd, const char *opt, const char *arg, uint64_t *
 int npg_check_textfile(const char *cmd, const char *path);
 /* npg_prometheus_write() of @cmd failed: say @why, with errno's text when there is one */
 void npg_textfile_failed(const char *cmd, const char *why);
+/* --user of @cmd: a user name or a uid (digits only, below 2^32-1); -1 (reported) if neither */
+int npg_parse_user(const char *cmd, const char *arg, uint32_t *uid);
 /* Probe the host for the real backend: root, /proc. Reports and returns -1 if unusable. */
 int npg_real_preflight(struct npg_host *host);
 /* Hold the uid window's lock for the rest of the process (see uidlock.h);

@@ -4,6 +4,7 @@
  * Exit status is the verdict: 0 SAFE, 1 VULNERABLE, 2 usage or supervisor
  * failure, 3 KILLED, 4 NO-DROP, 5 TIMED-OUT, 6 CANNOT-EXECUTE.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@
 #include "cli/model_option.h"
 #include "report/report.h"
 #include "tools/audit/audit.h"
+
+#define AUDIT_TIMEOUT_MAX 604800	/* seconds: a week, as --guest-timeout */
 
 static const char *const verdict_names[] = {
 	[NPG_VERDICT_SAFE] = "SAFE", [NPG_VERDICT_VULNERABLE] = "VULNERABLE",
@@ -64,7 +67,8 @@ static void usage(void)
 	       "                      POLICY[,+RULE|,-RULE|,RULE=N]...; a kernel from 3.1 on\n"
 	       "                      fails none (set_user() only flags)\n"
 	       " -f, --format FORMAT  text (default) or json\n"
-	       " -t, --timeout SECS   end the run after SECS seconds (default 60)\n"
+	       " -t, --timeout SECS   end the run after SECS seconds (default 60; at most\n"
+	       "                      604800, a week)\n"
 	       " -h, --help           display this help\n\n"
 	       "Exit status: 0 SAFE, 1 VULNERABLE, 2 usage or supervisor failure,\n"
 	       "3 KILLED (ow-2006), 4 NO-DROP (it never tried to drop), 5 TIMED-OUT (killed\n"
@@ -198,7 +202,8 @@ int npg_cmd_audit(int argc, char **argv)
 			for (i = 0; i < 4 && strcmp(optarg, policy_names[i]) != 0; i++)
 				;
 			if (i == 4) {
-				fprintf(stderr, "nprocguard audit: unknown policy '%s'\n", optarg);
+				npg_bad_option("audit", "--policy", optarg, "unknown policy (always, "
+					       "once, linux-2.6 or ow-2006)");
 				npg_usage_error("audit");
 			}
 			o.policy = (enum npg_audit_policy)i;
@@ -211,14 +216,19 @@ int npg_cmd_audit(int argc, char **argv)
 			break;
 		case 'f':
 			if (npg_format_parse(optarg, &fmt) < 0 || fmt == NPG_FORMAT_TAP) {
-				fprintf(stderr, "nprocguard audit: unknown format '%s'\n", optarg);
+				npg_bad_option("audit", "--format", optarg, "unknown format (text or "
+					       "json)");
 				npg_usage_error("audit");
 			}
 			break;
 		case 't':
+			/* strtod() skips blanks and takes nan, inf and 1e999: not a timeout */
+			errno = 0;
 			o.timeout = strtod(optarg, &end);
-			if (*end || o.timeout <= 0) {
-				fprintf(stderr, "nprocguard audit: bad --timeout '%s'\n", optarg);
+			if (errno || end == optarg || *end || (*optarg < '0' || *optarg > '9') ||
+			    !(o.timeout > 0) || o.timeout > AUDIT_TIMEOUT_MAX) {
+				npg_bad_option("audit", "--timeout", optarg, "seconds, more than 0 and "
+					       "at most %d", AUDIT_TIMEOUT_MAX);
 				npg_usage_error("audit");
 			}
 			break;

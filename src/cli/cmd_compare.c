@@ -3,12 +3,14 @@
  * an image under QEMU, or this machine), every outcome that differs, and the
  * model policies that predict each side (src/compare/).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -37,15 +39,17 @@ static void usage(void)
 	       "again, and written to --out when they still differ.\n\n"
 	       "Options:\n"
 	       " -r, --random N       generate N random scenarios instead of reading files\n"
-	       " -s, --seed S         seed for --random (default 1)\n"
+	       "                      (1 to 1000000)\n"
+	       " -s, --seed S         seed for --random (0 to 2^64-1, default 1)\n"
 	       " -o, --out DIR        where minimal differing scenarios go (default .)\n"
 	       " -j, --jobs N         kernels run at once, 1 or 2 (default 1; TCG takes a\n"
 	       "                      host core per guest)\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
-	       "                      (default 3000000000)\n"
+	       "                      (default 3000000000; 0 to 4294963198)\n"
 	       " -q, --quiet          print only differences and the summary\n"
 	       "     --accel tcg|kvm  QEMU's accelerator (default tcg)\n"
-	       "     --guest-timeout S  give up on a guest after S seconds (default 3600)\n"
+	       "     --guest-timeout S  give up on a guest after S seconds\n"
+	       "                        (1 to 604800, default 3600)\n"
 	       "     --record         run the scenarios here and print this kernel's record\n"
 	       "                      (what compare reads back from each kernel)\n"
 	       " -h, --help           display this help\n\n"
@@ -482,14 +486,19 @@ int npg_cmd_compare(int argc, char **argv)
 			o.seed = seed;
 			break;
 		case 'o':
+			if (!*optarg) {
+				npg_bad_option("compare", "--out", optarg, "empty (a directory)");
+				npg_usage_error("compare");
+			}
 			o.outdir = optarg;
 			break;
 		case 'j':
-			jobs = strtol(optarg, &end, 10);
-			if (*end || jobs < 1 || jobs > 2) {
-				fprintf(stderr, "nprocguard compare: --jobs is 1 or 2, not '%s'\n", optarg);
+			if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0) {
+				npg_bad_option("compare", "--jobs", optarg, "--jobs is 1 or 2 (kernels "
+					       "run at once)");
 				npg_usage_error("compare");
 			}
+			jobs = optarg[0] - '0';
 			break;
 		case 'u':
 			if (npg_parse_uid_base("compare", optarg, &o.uid_base) < 0)
@@ -501,18 +510,17 @@ int npg_cmd_compare(int argc, char **argv)
 		case 'R':
 			record = true;
 			break;
-		case 'F':
-			o.random_flags = (unsigned)strtoul(optarg, &end, 10);
-			if (*end) {
-				fprintf(stderr, "nprocguard compare: bad --random-flags '%s'\n", optarg);
+		case 'F':	/* between compare and its sides, not for users */
+			if (npg_parse_count("compare", "--random-flags", optarg, 0, UINT_MAX, &count) < 0)
 				npg_usage_error("compare");
-			}
+			o.random_flags = (unsigned)count;
 			break;
 		case 'B':
 			errno = 0;
 			o.bounding = strtoull(optarg, &end, 16);
-			if (errno || *end || !optarg[0]) {
-				fprintf(stderr, "nprocguard compare: bad --bounding '%s'\n", optarg);
+			if (errno || *end || !optarg[0] || !isxdigit((unsigned char)optarg[0])) {
+				npg_bad_option("compare", "--bounding", optarg, "a capability set in "
+					       "hexadecimal, as CapBnd in /proc/PID/status");
 				npg_usage_error("compare");
 			}
 			o.has_bounding = true;

@@ -43,18 +43,20 @@ static void usage(void)
 	       "                      probed first); or POLICY[,+RULE|,-RULE|,RULE=N]...\n"
 	       " -f, --format FORMAT  text (default) or json\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
-	       "                      (default 3000000000)\n"
+	       "                      (default 3000000000; 0 to 4294963198)\n"
 	       "     --wait           wait for another run holding the same uid window\n"
 	       "                      instead of refusing to start\n"
 	       " -r, --random N       generate N random scenarios instead of reading files\n"
-	       " -s, --seed S         seed for --random (default 1)\n"
+	       "                      (1 to 10000000)\n"
+	       " -s, --seed S         seed for --random (0 to 2^64-1, default 1)\n"
 	       " -o, --out DIR        where shrunk differing random scenarios go (default .)\n"
 	       " -q, --quiet          print only differences and the summary\n"
 	       "     --kernel IMAGE   boot the x86_64 kernel IMAGE under QEMU and compare\n"
 	       "                      there, as root in a minimal initramfs; the model is\n"
 	       "                      picked from the guest's release\n"
 	       "     --accel tcg|kvm  QEMU's accelerator (default tcg)\n"
-	       "     --guest-timeout S  give up on the guest after S seconds (default 3600)\n"
+	       "     --guest-timeout S  give up on the guest after S seconds\n"
+	       "                        (1 to 604800, default 3600)\n"
 	       " -h, --help           display this help\n\n"
 	       "Exit status: 0 no difference, 1 a difference, 2 usage error, 3 a scenario\n"
 	       "could not run: no root, the uid window held by another run or in use, the\n"
@@ -517,11 +519,8 @@ int npg_cmd_conform(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:f:u:r:s:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			o.policy = npg_policy_find(optarg);
-			if (!o.policy) {
-				fprintf(stderr, "nprocguard conform: unknown policy '%s'\n", optarg);
+			if (!(o.policy = npg_parse_policy("conform", optarg)))
 				npg_usage_error("conform");
-			}
 			break;
 		case 'M':
 			if (npg_model_parse("conform", optarg, &model) < 0)
@@ -529,7 +528,8 @@ int npg_cmd_conform(int argc, char **argv)
 			break;
 		case 'f':
 			if (npg_format_parse(optarg, &o.fmt) < 0 || o.fmt == NPG_FORMAT_TAP) {
-				fprintf(stderr, "nprocguard conform: unknown format '%s'\n", optarg);
+				npg_bad_option("conform", "--format", optarg, "unknown format (text "
+					       "or json)");
 				npg_usage_error("conform");
 			}
 			break;
@@ -550,6 +550,10 @@ int npg_cmd_conform(int argc, char **argv)
 				npg_usage_error("conform");
 			break;
 		case 'o':
+			if (!*optarg) {
+				npg_bad_option("conform", "--out", optarg, "empty (a directory)");
+				npg_usage_error("conform");
+			}
 			outdir = optarg;
 			break;
 		case 'q':

@@ -43,6 +43,7 @@ static void usage(void)
 	       " -k, --keep-caps none   capabilities to keep: none is the only choice\n"
 	       " -n, --no-new-privs     set PR_SET_NO_NEW_PRIVS\n"
 	       " -l, --rlimit-nproc N   set RLIMIT_NPROC (soft and hard) before the switch\n"
+	       "                        (0 to 1099511627776)\n"
 	       " -f, --keep-fds LIST    descriptors above 2 to pass on (comma-separated);\n"
 	       "                        every other inherited one is closed\n"
 	       " -e, --reset-env        clear the environment but TERM; PATH as setpriv's\n"
@@ -72,6 +73,13 @@ static void usage_error(const char *msg, const char *arg)
 	exit(EXIT_USAGE);
 }
 
+/* A refused value, named with its option and what is accepted (npg_bad_option()); exit 100 */
+#define bad_value(opt, arg, ...) do { \
+		npg_bad_option("exec", opt, arg, __VA_ARGS__); \
+		fprintf(stderr, "Try 'nprocguard exec --help' for more information.\n"); \
+		exit(EXIT_USAGE); \
+	} while (0)
+
 static bool parse_number(const char *s, unsigned long long max, unsigned long long *out)
 {
 	char *end;
@@ -88,6 +96,8 @@ static gid_t parse_group(const char *s)
 
 	if (parse_number(s, (gid_t)-2, &v))
 		return (gid_t)v;
+	if (!*s)
+		bad_value("--group", s, "empty (a group name, or a gid from 0 to %u)", (gid_t)-2);
 	gr = getgrnam(s);
 	if (!gr)
 		usage_error("unknown group", s);
@@ -139,8 +149,10 @@ static void add_fds(const char *arg, int **fds, int *n)
 
 		errno = 0;
 		fd = strtol(p, &end, 10);
-		if (end == p || (*end && *end != ',') || errno || fd < 3 || fd > INT_MAX)
-			usage_error("--keep-fds takes descriptor numbers above 2", arg);
+		if (end == p || (*end && *end != ',') || errno || fd < 3 || fd > INT_MAX || *p < '0' ||
+		    *p > '9')
+			bad_value("--keep-fds", arg, "--keep-fds takes descriptor numbers above 2 "
+				  "(FD[,FD...], each from 3 to %d)", INT_MAX);
 		int *grown = realloc(*fds, (size_t)(*n + 1) * sizeof(int));
 
 		if (!grown)
@@ -284,8 +296,8 @@ int npg_cmd_exec(int argc, char **argv)
 			break;
 		case 'n': d.flags |= NPG_PRIVDROP_NO_NEW_PRIVS; break;
 		case 'l':
-			if (!parse_number(optarg, 1ULL << 40, &v))
-				usage_error("bad --rlimit-nproc", optarg);
+			if (!parse_number(optarg, 1ULL << 40, &v) || *optarg < '0' || *optarg > '9')
+				bad_value("--rlimit-nproc", optarg, "a count from 0 to %llu", 1ULL << 40);
 			d.rlimit_nproc = (long long)v;
 			break;
 		case 'h': usage(); return 0;
@@ -316,7 +328,8 @@ int npg_cmd_exec(int argc, char **argv)
 		if (by_init)
 			usage_error("--init-groups needs a user with a name", user);
 	} else {
-		usage_error("unknown user", user);
+		bad_value("--user", user, "%s (a user name, or a uid from 0 to %u)",
+			  *user ? "unknown user" : "empty", (uid_t)-2);
 	}
 	target.uid = d.uid;
 	if (group)

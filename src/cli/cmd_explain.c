@@ -57,25 +57,6 @@ static void usage(void)
 	       "found refusals), 2 usage or read error.\n");
 }
 
-static int parse_user(const char *arg, uint32_t *uid)
-{
-	struct passwd *pw;
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (!errno && *arg && !*end && v < UINT32_MAX) {
-		*uid = (uint32_t)v;
-		return 0;
-	}
-	if ((pw = getpwnam(arg))) {
-		*uid = pw->pw_uid;
-		return 0;
-	}
-	return -1;
-}
-
 static int prometheus(const char *path, const char *root, const char *source)
 {
 	struct npg_scan scan;
@@ -161,24 +142,29 @@ int npg_cmd_explain(int argc, char **argv)
 	bool since = false;
 	int c, op = NPG_EXPLAIN_FORK, targets = 0, rc;
 	pid_t pid = 0;
-	char why[1024], *end;
-	long v;
+	char why[1024];
+	unsigned long v;
 
 	while ((c = getopt_long(argc, argv, "p:u:g:Jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > 4194304) {
-				fprintf(stderr, "nprocguard explain: bad --pid '%.64s' (a process id, 1 to "
-					"4194304)\n", optarg);
+			/* PID_MAX_LIMIT: no kernel gives a higher pid */
+			if (npg_parse_number("explain", "--pid", optarg, "a process id", 1, 4194304,
+					     &v) < 0)
 				npg_usage_error("explain");
-			}
 			pid = (pid_t)v;
 			targets++;
 			break;
 		case 'u': user = optarg; targets++; break;
-		case 'g': cgroup = optarg; targets++; break;
+		case 'g':
+			if (!*optarg) {
+				npg_bad_option("explain", "--cgroup", optarg, "empty (a pids cgroup: a "
+					       "directory, or a path in the hierarchy)");
+				npg_usage_error("explain");
+			}
+			cgroup = optarg;
+			targets++;
+			break;
 		case OPT_OP:
 			op = npg_explain_op_parse(optarg);
 			if (op < 0) {
@@ -188,7 +174,14 @@ int npg_cmd_explain(int argc, char **argv)
 			}
 			break;
 		case OPT_SINCE: since = true; break;
-		case OPT_SYSROOT: root = optarg; break;
+		case OPT_SYSROOT:
+			if (!*optarg) {	/* "" was taken as no --sysroot: the running system */
+				npg_bad_option("explain", "--sysroot", optarg, "empty (a directory "
+					       "holding proc/ and sys/; / for the running system)");
+				npg_usage_error("explain");
+			}
+			root = optarg;
+			break;
 		case OPT_SOURCE:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "proc")) {
 				fprintf(stderr, "nprocguard explain: bad --source '%.64s' (auto, bpf or "
@@ -262,10 +255,8 @@ int npg_cmd_explain(int argc, char **argv)
 				"--sysroot name the task with --pid\n");
 			npg_usage_error("explain");
 		}
-		if (parse_user(user, &uid) < 0) {
-			fprintf(stderr, "nprocguard explain: unknown user '%.64s'\n", user);
+		if (npg_parse_user("explain", user, &uid) < 0)
 			npg_usage_error("explain");
-		}
 		pid = npg_explain_most_limited(uid, source);
 		if (pid <= 0) {
 			fprintf(stderr, "nprocguard explain: user %.64s has no live process\n", user);

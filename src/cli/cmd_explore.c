@@ -25,6 +25,9 @@
 #define EXIT_REPLAY 4		/* --replay-kernel: the kernel did not do what the model did */
 #define MAX_FILES 1024
 #define MAX_REPLAYS 1024	/* counterexamples one --replay-kernel run boots with */
+#define MAX_STATES 4294967295ul	/* --max-states: the state table's 32-bit numbers */
+#define MAX_DEPTH 1000000ul
+#define MAX_MEMORY_MIB 16777216ul	/* --max-memory: 16 TiB */
 
 struct opts {
 	struct npg_explore_opts x;
@@ -53,9 +56,12 @@ static void usage(void)
 	       "                           no-collateral-execve-failure, no-stale-failure,\n"
 	       "                           setuid-never-fails (default: the five); the file's\n"
 	       "                           always/never lines are always checked\n"
-	       "     --max-states N        stop after N stored states (default 50000000)\n"
-	       "     --max-depth N         do not expand states N steps deep\n"
-	       "     --max-memory MIB      stop when the tables reach MIB MiB (default 8192)\n"
+	       "     --max-states N        stop after N stored states (1 to 4294967295, default\n"
+	       "                           50000000)\n"
+	       "     --max-depth N         do not expand states N steps deep (0 to 1000000,\n"
+	       "                           default none)\n"
+	       "     --max-memory MIB      stop when the tables reach MIB MiB (1 to 16777216,\n"
+	       "                           default 8192)\n"
 	       "     --no-symmetry         store permutations of interchangeable tasks apart\n"
 	       "     --no-por              no partial-order reduction: local calls are not merged\n"
 	       "                           and every step of every state is taken\n"
@@ -135,44 +141,50 @@ static int single_policy(const struct opts *o)
 	return npol == 1;
 }
 
-static int parse_u64(const char *opt, const char *arg, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
+#define PROPERTIES "P[,P...] of no-root-after-failed-drop, limit-holds[+K], " \
+	"no-collateral-execve-failure, no-stale-failure, setuid-never-fails"
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || *end || end == arg || arg[0] == '-') {
-		fprintf(stderr, "nprocguard explore: %s: not a number: '%s'\n", opt, arg);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
+/* -P LIST: each name, none empty ("", ",", "a,,b" are refused, not "every property") */
 static int parse_properties(struct opts *o, const char *arg)
 {
-	char *copy = strdup(arg), *save = NULL;
+	const char *p = arg;
 
-	if (!copy)
-		return -1;
-	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		if (o->x.nprops == NPG_MAX_PROPS) {
-			fprintf(stderr, "nprocguard explore: more than %d properties\n", NPG_MAX_PROPS);
-			free(copy);
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char name[128], shown[NPG_OPTION_TEXT];
+
+		if (len == 0) {
+			npg_bad_option("explore", "--property", arg, "%s (%s)",
+				       *arg ? "an empty name" : "empty", PROPERTIES);
 			return -1;
 		}
-		if (npg_prop_parse(p, &o->x.props[o->x.nprops]) < 0) {
-			fprintf(stderr, "nprocguard explore: unknown property '%.64s' (no-root-after-failed-drop, "
-				"limit-holds[+K], no-collateral-execve-failure, no-stale-failure, "
-				"setuid-never-fails)\n", p);
-			free(copy);
+		if (o->x.nprops == NPG_MAX_PROPS) {
+			npg_bad_option("explore", "--property", arg, "more than %d properties",
+				       NPG_MAX_PROPS);
+			return -1;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
+			 p);
+		if (len >= sizeof(name) || npg_prop_parse(name, &o->x.props[o->x.nprops]) < 0) {
+			npg_bad_option("explore", "--property", arg, "unknown property '%s' (%s)",
+				       npg_option_text(p, len, shown, sizeof(shown)), PROPERTIES);
 			return -1;
 		}
 		o->x.nprops++;
+		if (!p[len])
+			return 0;
+		p += len + 1;
 	}
-	free(copy);
-	return 0;
+}
+
+/* A file option's value: not empty (--out '' would write to /NAME) */
+static int file_option(const char *opt, const char *arg)
+{
+	if (*arg)
+		return 0;
+	npg_bad_option("explore", opt, arg, "empty (a %s)", strcmp(opt, "--out") == 0 ?
+		       "directory" : "file name");
+	return -1;
 }
 
 static int parse_args(struct opts *o, int argc, char **argv)
@@ -196,7 +208,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
+	unsigned long v;
 	long mask;
 	int c;
 
@@ -210,7 +222,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:P:o:sqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			mask = npg_parse_policy_list(optarg);
+			mask = npg_parse_policy_list("explore", optarg);
 			if (mask < 0)
 				npg_usage_error("explore");
 			o->policies = (uint32_t)mask;
@@ -220,24 +232,34 @@ static int parse_args(struct opts *o, int argc, char **argv)
 				npg_usage_error("explore");
 			break;
 		case O_MAX_STATES:
-			if (parse_u64("--max-states", optarg, &o->x.max_states) < 0 || !o->x.max_states)
+			/* the state table numbers states in 32 bits */
+			if (npg_parse_count("explore", "--max-states", optarg, 1, MAX_STATES, &v) < 0)
 				npg_usage_error("explore");
+			o->x.max_states = v;
 			break;
 		case O_MAX_DEPTH:
-			if (parse_u64("--max-depth", optarg, &v) < 0 || v > 1000000)
+			if (npg_parse_count("explore", "--max-depth", optarg, 0, MAX_DEPTH, &v) < 0)
 				npg_usage_error("explore");
 			o->x.max_depth = (int)v;
 			break;
 		case O_MAX_MEMORY:
-			if (parse_u64("--max-memory", optarg, &v) < 0 || v == 0 || v > (1u << 24))
+			if (npg_parse_count("explore", "--max-memory", optarg, 1, MAX_MEMORY_MIB, &v) < 0)
 				npg_usage_error("explore");
-			o->x.max_memory = v << 20;
+			o->x.max_memory = (uint64_t)v << 20;
 			break;
 		case O_NO_SYMMETRY: o->x.symmetry = false; break;
 		case O_NO_POR: o->x.por = false; break;
 		case O_NO_SLEEP: o->x.sleep_sets = false; break;
-		case 'o': o->out_dir = optarg; break;
-		case O_DOT: o->dot_file = optarg; break;
+		case 'o':
+			if (file_option("--out", optarg) < 0)
+				npg_usage_error("explore");
+			o->out_dir = optarg;
+			break;
+		case O_DOT:
+			if (file_option("--dot", optarg) < 0)
+				npg_usage_error("explore");
+			o->dot_file = optarg;
+			break;
 		case O_REPLAY_KERNEL: o->replay_kernel = optarg; break;
 		case 's': o->stats = true; break;
 		case 'q': o->quiet = true; break;

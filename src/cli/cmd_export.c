@@ -42,19 +42,20 @@ int npg_cmd_export(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "kselftest") != 0) {
-				fprintf(stderr, "nprocguard export: unknown format '%s' (kselftest)\n",
-					optarg);
+				npg_bad_option("export", "--format", optarg, "unknown format "
+					       "(kselftest)");
 				npg_usage_error("export");
 			}
 			break;
 		case 'p':
-			if (!(o.policy = npg_policy_find(optarg))) {
-				fprintf(stderr, "nprocguard export: unknown policy '%s' (see "
-					"'nprocguard policies')\n", optarg);
+			if (!(o.policy = npg_parse_policy("export", optarg)))
 				npg_usage_error("export");
-			}
 			break;
 		case 'o':
+			if (!*optarg) {
+				npg_bad_option("export", "--out", optarg, "empty (a directory)");
+				npg_usage_error("export");
+			}
 			o.dir = optarg;
 			break;
 		case 'h':

@@ -36,7 +36,8 @@ static void usage(void)
 	       "     --kernel IMAGE   the kernel to boot (required)\n"
 	       " -f, --file PATH      copy PATH into the guest at the same path (repeatable)\n"
 	       "     --accel tcg|kvm  QEMU's accelerator (default tcg)\n"
-	       "     --guest-timeout S  give up on the guest after S seconds (default 3600)\n"
+	       "     --guest-timeout S  give up on the guest after S seconds\n"
+	       "                        (1 to 604800, default 3600)\n"
 	       " -h, --help           display this help\n\n"
 	       "Exit status: PROGRAM's; 128+N when signal N killed it; 126 it could not be\n"
 	       "run in the guest, 127 it was not found there; 125 a usage error, or the\n"
@@ -92,6 +93,11 @@ int npg_cmd_guest(int argc, char **argv)
 		case 'f':
 			if (spec.nfiles == FILES_MAX) {
 				fprintf(stderr, "nprocguard guest: more than %d files\n", FILES_MAX);
+				usage_error();
+			}
+			if (!*optarg) {
+				npg_bad_option("guest", "--file", optarg, "empty (a file to copy into "
+					       "the guest)");
 				usage_error();
 			}
 			files[spec.nfiles++] = optarg;

@@ -40,7 +40,7 @@ static void usage(void)
 	       "     --host           the model takes this machine's capability bounding\n"
 	       "                      set (default: the full set, or the file's 'bounding')\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
-	       "                      (default 3000000000)\n"
+	       "                      (default 3000000000; 0 to 4294963198)\n"
 	       " -T, --then COMMAND   with --real: run COMMAND (sh -c) after the last step,\n"
 	       "                      while the scenario's tasks still exist; NPG_UID_BASE\n"
 	       "                      is set in its environment; it runs in a process\n"
@@ -242,7 +242,7 @@ int npg_cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:f:Ru:T:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			opt.mask = npg_parse_policy_list(optarg);
+			opt.mask = npg_parse_policy_list("run", optarg);
 			if (opt.mask < 0)
 				npg_usage_error("run");
 			break;
@@ -261,8 +261,8 @@ int npg_cmd_run(int argc, char **argv)
 		case 'L':
 			/* the code conform picks the running kernel's model with */
 			if (npg_release_parse_arg(&release, optarg) < 0) {
-				fprintf(stderr, "nprocguard run: --release '%s': not a kernel release "
-					"(uname -r, e.g. 5.10.223)\n", optarg);
+				npg_bad_option("run", "--release", optarg, "not a kernel release "
+					       "(uname -r, e.g. 5.10.223)");
 				npg_usage_error("run");
 			}
 			opt.release = &release;
@@ -277,7 +277,8 @@ int npg_cmd_run(int argc, char **argv)
 			break;
 		case 'f':
 			if (npg_format_parse(optarg, &opt.fmt) < 0) {
-				fprintf(stderr, "nprocguard run: unknown format '%s'\n", optarg);
+				npg_bad_option("run", "--format", optarg, "unknown format (text, json "
+					       "or tap)");
 				npg_usage_error("run");
 			}
 			break;

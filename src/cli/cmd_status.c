@@ -112,8 +112,8 @@ static void usage(void)
 	       "                      later runs read every task in one pass (root, per boot)\n"
 	       "     --unpin          remove that pin\n"
 	       " -c, --check PERCENT  monitoring: exit 1 naming each user at PERCENT%% of its\n"
-	       "                      limit or more, and each flagged task; at the limit, the\n"
-	       "                      cause as `nprocguard explain` names it\n"
+	       "                      limit or more (0 to 1000), and each flagged task; at the\n"
+	       "                      limit, the cause as `nprocguard explain` names it\n"
 	       "     --format FORMAT  table (default), json, or prometheus (node_exporter\n"
 	       "                      textfile format)\n"
 	       "     --textfile PATH  with --format prometheus: write PATH atomically\n"
@@ -140,7 +140,11 @@ static int column_id(const struct colinfo *cols, int n, const char *name, size_t
 	return -1;
 }
 
-/* "A,B,C" or "+A,B" (added to the defaults) into ids; -1 on an unknown name */
+/*
+ * "A,B,C" or "+A,B" (added to the defaults) into ids; -1 (reported) on an
+ * unknown or empty name: "", "+" and "A,,B" name no column, and a table of
+ * none is no table
+ */
 static int parse_columns(const char *arg, const struct colinfo *cols, int ncols, int *ids,
 			 int *n, int max)
 {
@@ -150,24 +154,33 @@ static int parse_columns(const char *arg, const struct colinfo *cols, int ncols,
 		p++;
 	else
 		*n = 0;
-	while (*p) {
+	for (;;) {
 		size_t len = strcspn(p, ",");
 		int id = column_id(cols, ncols, p, len);
+		char shown[NPG_OPTION_TEXT];
 
+		if (len == 0) {
+			npg_bad_option("status", "--output", arg, "%s (COLUMN[,COLUMN...], or "
+				       "+COLUMN... to add to the default; the columns are in --help)",
+				       *arg ? "an empty column name" : "empty");
+			return -1;
+		}
 		if (id < 0) {
-			fprintf(stderr, "nprocguard status: unknown column '%.*s'\n", (int)len, p);
+			npg_bad_option("status", "--output", arg, "unknown column '%s' (%s "
+				       "columns are listed by --help)", npg_option_text(p, len, shown,
+				       sizeof(shown)), cols == user_cols ? "the user" :
+				       "with --tasks, the task");
 			return -1;
 		}
 		if (*n == max) {
-			fprintf(stderr, "nprocguard status: too many columns\n");
+			npg_bad_option("status", "--output", arg, "more than %d columns", max);
 			return -1;
 		}
 		ids[(*n)++] = id;
-		p += len;
-		if (*p == ',')
-			p++;
+		if (!p[len])
+			return 0;
+		p += len + 1;
 	}
-	return 0;
 }
 
 static bool json_output;	/* JSON has no words in number columns: null instead */
@@ -182,26 +195,6 @@ static const char *limit_text(uint64_t v, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%llu", (unsigned long long)v);
 	return buf;
-}
-
-static int parse_user(const char *arg, uint32_t *uid)
-{
-	struct passwd pw, *res = NULL;
-	char tmp[1024], *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (!errno && *arg && !*end && v < UINT32_MAX) {
-		*uid = (uint32_t)v;
-		return 0;
-	}
-	if (getpwnam_r(arg, &pw, tmp, sizeof(tmp), &res) == 0 && res) {
-		*uid = res->pw_uid;
-		return 0;
-	}
-	fprintf(stderr, "nprocguard status: unknown user '%s'\n", arg);
-	return -1;
 }
 
 static int sort_col;
@@ -612,16 +605,22 @@ int npg_cmd_status(int argc, char **argv)
 		case 't': tasks = true; break;
 		case 's': sort = optarg; break;
 		case 'u':
-			if (nusers == 64 || parse_user(optarg, &users[nusers]) < 0)
+			if (nusers == 64) {
+				npg_bad_option("status", "--user", optarg, "more than 64 --user");
+				npg_usage_error("status");
+			}
+			if (npg_parse_user("status", optarg, &users[nusers]) < 0)
 				npg_usage_error("status");
 			nusers++;
 			break;
 		case 'c':
+			/* strtod() would skip blanks and take nan, inf, 0x... */
 			errno = 0;
 			percent = strtod(optarg, &end);
-			if (errno || end == optarg || (*end && strcmp(end, "%") != 0) || !(percent >= 0) ||
-			    percent > 1000) {
-				fprintf(stderr, "nprocguard status: bad --check '%s' (a percentage)\n", optarg);
+			if (errno || end == optarg || (*optarg < '0' || *optarg > '9') ||
+			    (*end && strcmp(end, "%") != 0) || !(percent >= 0) || percent > 1000) {
+				npg_bad_option("status", "--check", optarg, "a percentage from 0 to "
+					       "1000, optionally followed by %%");
 				npg_usage_error("status");
 			}
 			break;
@@ -691,8 +690,10 @@ int npg_cmd_status(int argc, char **argv)
 		if (sort) {
 			sort_col = column_id(info, ninfo, sort, strlen(sort));
 			if (sort_col < 0) {
-				fprintf(stderr, "nprocguard status: cannot sort by '%s'%s\n", sort,
-					tasks ? " with --tasks" : "");
+				npg_bad_option("status", "--sort", sort, "%s%s (sort by one of the "
+					       "%s columns listed by --help)", *sort ? "no such column" :
+					       "empty", tasks && *sort ? " with --tasks" : "",
+					       tasks ? "task" : "user");
 				npg_usage_error("status");
 			}
 		}

@@ -76,6 +76,11 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0) {
+			static char name[32];
+
+			/* getopt_long's own messages begin with argv[0]: "nprocguard run: ..." */
+			snprintf(name, sizeof(name), "nprocguard %s", commands[i].name);
+			argv[1] = name;
 			npg_closeout_command(commands[i].name);
 			return commands[i].fn(argc - 1, argv + 1);
 		}

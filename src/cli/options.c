@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "backend/backend.h"
 #include "cli/cli.h"
 #include "model/policy.h"
+#include "report/report.h"
 #include "tools/metrics/prometheus.h"
 
 noreturn void npg_usage_error(const char *cmd)
@@ -24,31 +26,89 @@ noreturn void npg_usage_error(const char *cmd)
 	exit(NPG_EXIT_USAGE);
 }
 
-long npg_parse_policy_list(const char *arg)
+#define ECHO_MAX 64	/* bytes of a refused value echoed: a 1 MB value is not */
+
+const char *npg_option_text(const char *s, size_t len, char *buf, size_t buflen)
+{
+	char head[ECHO_MAX + 1];
+	size_t used;
+
+	snprintf(head, sizeof(head), "%.*s", (int)(len < ECHO_MAX ? len : ECHO_MAX), s);
+	npg_safe_text(head, buf, buflen);
+	used = strlen(buf);
+	if (len > ECHO_MAX && used + 3 < buflen)
+		memcpy(buf + used, "...", 4);
+	return buf;
+}
+
+void npg_bad_option(const char *cmd, const char *opt, const char *arg, const char *fmt, ...)
+{
+	char shown[NPG_OPTION_TEXT];
+	va_list ap;
+
+	fprintf(stderr, "nprocguard %s: bad %s '%s': ", cmd, opt,
+		npg_option_text(arg, strlen(arg), shown, sizeof(shown)));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* "linux-2.4, linux-2.6, ..., linux-6": what --policy accepts */
+static const char *policy_names(void)
+{
+	static char names[512];
+	size_t used = 0;
+
+	for (int i = 0; npg_policies[i] && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "",
+					 npg_policies[i]->name);
+	return names;
+}
+
+/* Splits "A,B" at commas; an empty element ("", ",", "A,,B", "A,") is one too */
+long npg_parse_policy_list(const char *cmd, const char *arg)
 {
 	long mask = 0;
-	char *copy = strdup(arg), *save = NULL;
+	const char *p = arg;
 
-	if (!copy) {
-		perror("nprocguard");
-		exit(NPG_EXIT_USAGE);
-	}
-	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		const struct npg_policy *p = npg_policy_find(name);
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char name[64], shown[NPG_OPTION_TEXT];
+		const struct npg_policy *pol;
 
-		if (strcmp(name, "all") == 0) {
-			mask |= (1L << NPG_NPOLICIES) - 1;
-		} else if (p) {
-			mask |= 1L << npg_policy_index(p);
-		} else {
-			fprintf(stderr, "nprocguard: unknown policy '%s' (see 'nprocguard policies')\n",
-				name);
-			free(copy);
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
+			 p);
+		pol = len < sizeof(name) ? npg_policy_find(name) : NULL;
+		if (len == 0) {
+			npg_bad_option(cmd, "--policy", arg, "%s (NAME[,NAME...] or all; the "
+				       "policies: %s)", *arg ? "an empty name" : "empty", policy_names());
 			return -1;
 		}
+		if (len < sizeof(name) && strcmp(name, "all") == 0) {
+			mask |= (1L << NPG_NPOLICIES) - 1;
+		} else if (pol) {
+			mask |= 1L << npg_policy_index(pol);
+		} else {
+			npg_bad_option(cmd, "--policy", arg, "unknown policy '%s' (NAME[,NAME...] or "
+				       "all; the policies: %s)", npg_option_text(p, len, shown,
+				       sizeof(shown)), policy_names());
+			return -1;
+		}
+		if (!p[len])
+			return mask;
+		p += len + 1;
 	}
-	free(copy);
-	return mask ? mask : -1;
+}
+
+const struct npg_policy *npg_parse_policy(const char *cmd, const char *arg)
+{
+	const struct npg_policy *pol = npg_policy_find(arg);
+
+	if (!pol)
+		npg_bad_option(cmd, "--policy", arg, "%s (one of %s)",
+			       *arg ? "unknown policy" : "empty", policy_names());
+	return pol;
 }
 
 /*
@@ -120,8 +180,8 @@ static const char *parse_decimal(const char *arg, uint64_t *out)
 	return NULL;
 }
 
-int npg_parse_count(const char *cmd, const char *opt, const char *arg, unsigned long min,
-		    unsigned long max, unsigned long *out)
+int npg_parse_number(const char *cmd, const char *opt, const char *arg, const char *what,
+		     unsigned long min, unsigned long max, unsigned long *out)
 {
 	const char *why;
 	uint64_t v = 0;
@@ -130,12 +190,17 @@ int npg_parse_count(const char *cmd, const char *opt, const char *arg, unsigned 
 	if (!why && (v < min || v > max))
 		why = "out of range";
 	if (why) {
-		fprintf(stderr, "nprocguard %s: bad %s '%s': %s (a count from %lu to %lu)\n", cmd,
-			opt, arg, why, min, max);
+		npg_bad_option(cmd, opt, arg, "%s (%s from %lu to %lu)", why, what, min, max);
 		return -1;
 	}
 	*out = (unsigned long)v;
 	return 0;
+}
+
+int npg_parse_count(const char *cmd, const char *opt, const char *arg, unsigned long min,
+		    unsigned long max, unsigned long *out)
+{
+	return npg_parse_number(cmd, opt, arg, "a count", min, max, out);
 }
 
 int npg_parse_seed(const char *cmd, const char *opt, const char *arg, uint64_t *out)
@@ -143,8 +208,7 @@ int npg_parse_seed(const char *cmd, const char *opt, const char *arg, uint64_t *
 	const char *why = parse_decimal(arg, out);
 
 	if (why) {
-		fprintf(stderr, "nprocguard %s: bad %s '%s': %s (a seed from 0 to %" PRIu64 ")\n",
-			cmd, opt, arg, why, UINT64_MAX);
+		npg_bad_option(cmd, opt, arg, "%s (a seed from 0 to %" PRIu64 ")", why, UINT64_MAX);
 		return -1;
 	}
 	return 0;
@@ -167,4 +231,24 @@ void npg_textfile_failed(const char *cmd, const char *why)
 		fprintf(stderr, "nprocguard %s: %s: %s\n", cmd, why, strerror(errno));
 	else
 		fprintf(stderr, "nprocguard %s: --textfile %s\n", cmd, why);
+}
+
+int npg_parse_user(const char *cmd, const char *arg, uint32_t *uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	uint64_t v;
+
+	/* digits only are a uid (not " 5", "+5"), anything else a name */
+	if (!parse_decimal(arg, &v) && v < UINT32_MAX) {
+		*uid = (uint32_t)v;
+		return 0;
+	}
+	if (*arg && getpwnam_r(arg, &pw, buf, sizeof(buf), &res) == 0 && res) {
+		*uid = res->pw_uid;
+		return 0;
+	}
+	npg_bad_option(cmd, "--user", arg, "%s (a user name, or a uid from 0 to %u)",
+		       *arg ? "unknown user" : "empty", UINT32_MAX - 1);
+	return -1;
 }

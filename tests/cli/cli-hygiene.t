@@ -53,6 +53,130 @@ test_expect "conform --random takes a count of decimal digits only, 1 to 1000000
 		exit 1
 	done
 '
+# Every refused option value names the option, the value and what is
+# accepted, on one line, before "Try ... --help" (they printed only that
+# line, or a stale errno). refused CODE 'MESSAGE' CMD ARG...: MESSAGE is
+# the first line of stderr, whole (grep -x, a basic regular expression)
+refused() {
+	_code=$1 _want=$2
+	shift 2
+	"$NPG" "$@" </dev/null >"$TMP/stdout" 2>"$TMP/stderr"
+	_rc=$?
+	[ $_rc -eq "$_code" ] || { echo "exit $_rc, want $_code: $*"; cat "$TMP/stderr"; return 1; }
+	head -n 1 "$TMP/stderr" | grep -qx -- "$_want" ||
+		{ echo "want: $_want"; echo "got:"; cat "$TMP/stderr"; return 1; }
+	! test -s "$TMP/stdout" || { echo "stdout:"; cat "$TMP/stdout"; return 1; }
+}
+C="$A/concurrent/01-brown-2003-unchecked-drop.npg"
+POLICIES="linux-2.4, linux-2.6, ow-2006, kulikov-2011, brown-flag-2011, linux-3.1, linux-5.14, linux-6"
+PROPS="P\[,P...\] of no-root-after-failed-drop, limit-holds\[+K\], no-collateral-execve-failure, no-stale-failure, setuid-never-fails"
+test_expect "explore --max-states 0 names the option, the value and the range" '
+	refused 2 "nprocguard explore: bad --max-states .0.: out of range (a count from 1 to 4294967295)" explore --max-states 0 "$C"
+'
+test_expect "explore --max-memory 0 and 999999999999 name the range" '
+	refused 2 "nprocguard explore: bad --max-memory .0.: out of range (a count from 1 to 16777216)" explore --max-memory 0 "$C" &&
+	refused 2 "nprocguard explore: bad --max-memory .999999999999.: out of range (a count from 1 to 16777216)" explore --max-memory 999999999999 "$C"
+'
+test_expect "explore --max-depth 99999999999 names the range" '
+	refused 2 "nprocguard explore: bad --max-depth .99999999999.: out of range (a count from 0 to 1000000)" explore --max-depth 99999999999 "$C" &&
+	refused 2 "nprocguard explore: bad --max-depth .-1.: not a decimal number (a count from 0 to 1000000)" explore --max-depth -1 "$C"
+'
+test_expect "explore --help shows the bounds' ranges" '
+	"$NPG" explore --help >"$TMP/help" &&
+	grep -q -- "--max-states N .*(1 to 4294967295" "$TMP/help" &&
+	grep -q -- "--max-depth N .*(0 to 1000000" "$TMP/help" &&
+	grep -q -- "--max-memory MIB .*(1 to 16777216" "$TMP/help"
+'
+test_expect "an empty --policy is refused by run and explore, naming the policies" '
+	refused 2 "nprocguard explore: bad --policy ..: empty (NAME\[,NAME...\] or all; the policies: $POLICIES)" explore --policy "" "$C" &&
+	refused 2 "nprocguard run: bad --policy ..: empty (NAME\[,NAME...\] or all; the policies: $POLICIES)" run --policy "" "$A/01-cgiwrap.npg"
+'
+test_expect "a --policy list with an empty name (, or a trailing comma) is refused" '
+	refused 2 "nprocguard run: bad --policy .,.: an empty name (NAME\[,NAME...\] or all; the policies: $POLICIES)" run -p , "$A/01-cgiwrap.npg" &&
+	refused 2 "nprocguard run: bad --policy .linux-6,.: an empty name .*" run -p linux-6, "$A/01-cgiwrap.npg" &&
+	refused 2 "nprocguard explore: bad --policy .linux-6,,linux-2.6.: an empty name .*" explore -p linux-6,,linux-2.6 "$C"
+'
+test_expect "an unknown policy is named within its list" '
+	refused 2 "nprocguard run: bad --policy .linux-6,linux-9.: unknown policy .linux-9. (NAME\[,NAME...\] or all; the policies: $POLICIES)" run -p linux-6,linux-9 "$A/01-cgiwrap.npg" &&
+	refused 2 "nprocguard conform: bad --policy .linux-9.: unknown policy (one of $POLICIES)" conform -p linux-9 "$A/01-cgiwrap.npg" &&
+	refused 2 "nprocguard export: bad --policy ..: empty (one of $POLICIES)" export -p "" -o "$TMP/x" "$A/01-cgiwrap.npg"
+'
+test_expect "explore -P with no property name is refused, not taken as every property" '
+	refused 2 "nprocguard explore: bad --property ..: empty ($PROPS)" explore -P "" "$C" &&
+	refused 2 "nprocguard explore: bad --property .,.: an empty name ($PROPS)" explore -P , "$C" &&
+	refused 2 "nprocguard explore: bad --property .limit-holds,.: an empty name ($PROPS)" explore -P limit-holds, "$C" &&
+	refused 2 "nprocguard explore: bad --property .limit-holds,x.: unknown property .x. ($PROPS)" explore -P limit-holds,x "$C"
+'
+# (a property that holds: a binary without the check writes no
+# counterexample to /NAME, as -o "" did)
+test_expect "explore -o and --dot with an empty value are refused before the search (-o wrote to /)" '
+	refused 2 "nprocguard explore: bad --out ..: empty (a directory)" explore -p linux-6 -P no-root-after-failed-drop -o "" "$C" &&
+	refused 2 "nprocguard explore: bad --dot ..: empty (a file name)" explore -p linux-6 -P no-root-after-failed-drop --dot "" "$C"
+'
+test_expect "an empty --out is refused by conform, compare and export" '
+	refused 2 "nprocguard conform: bad --out ..: empty (a directory)" conform -o "" --random 1 &&
+	refused 2 "nprocguard compare: bad --out ..: empty (a directory)" compare -o "" host host --random 1 &&
+	refused 2 "nprocguard export: bad --out ..: empty (a directory)" export -o "" "$A/01-cgiwrap.npg"
+'
+test_expect "status -o with no column is refused (it printed a stale errno: Inappropriate ioctl for device)" '
+	refused 2 "nprocguard status: bad --output ..: empty (COLUMN\[,COLUMN...\], or +COLUMN... to add to the default; the columns are in --help)" status -o "" &&
+	refused 2 "nprocguard status: bad --output .+.: an empty column name .*" status -o + &&
+	refused 2 "nprocguard status: bad --output .UID,.: an empty column name .*" status -o UID, &&
+	refused 2 "nprocguard status: bad --output .UID,COLOUR.: unknown column .COLOUR. (the user columns are listed by --help)" status -o UID,COLOUR
+'
+test_expect "status: --sort, --user and --check name the value and what is accepted" '
+	refused 2 "nprocguard status: bad --sort ..: empty (sort by one of the user columns listed by --help)" status -s "" &&
+	refused 2 "nprocguard status: bad --user ..: empty (a user name, or a uid from 0 to 4294967294)" status -u "" &&
+	refused 2 "nprocguard status: bad --user . 5.: unknown user (a user name, or a uid from 0 to 4294967294)" status -u " 5" &&
+	for v in "" " 5" nan inf 1001 -1 5x; do
+		refused 2 "nprocguard status: bad --check .$v.: a percentage from 0 to 1000, optionally followed by %" status -c "$v" || exit 1
+	done
+'
+test_expect "explain: --sysroot, --cgroup, --user and --pid name the value and what is accepted" '
+	refused 2 "nprocguard explain: bad --sysroot ..: empty (a directory holding proc/ and sys/; / for the running system)" explain --sysroot "" &&
+	refused 2 "nprocguard explain: bad --cgroup ..: empty (a pids cgroup: a directory, or a path in the hierarchy)" explain -g "" &&
+	refused 2 "nprocguard explain: bad --user ..: empty (a user name, or a uid from 0 to 4294967294)" explain -u "" &&
+	refused 2 "nprocguard explain: bad --pid . 5.: not a decimal number (a process id from 1 to 4194304)" explain -p " 5" &&
+	refused 2 "nprocguard explain: bad --pid .0.: out of range (a process id from 1 to 4194304)" explain -p 0
+'
+test_expect "--format names the formats each command accepts" '
+	refused 2 "nprocguard run: bad --format ..: unknown format (text, json or tap)" run -f "" "$A/01-cgiwrap.npg" &&
+	refused 2 "nprocguard conform: bad --format .tap.: unknown format (text or json)" conform -f tap "$A/01-cgiwrap.npg" &&
+	refused 2 "nprocguard audit: bad --format .xml.: unknown format (text or json)" audit -f xml -- /bin/true
+'
+test_expect "audit --timeout refuses nan, inf, blanks and more than a week" '
+	for v in "" nan inf 1e999 " 5" 0 604801 -1; do
+		refused 2 "nprocguard audit: bad --timeout .$v.: seconds, more than 0 and at most 604800" audit -t "$v" -- /bin/true || exit 1
+	done &&
+	refused 2 "nprocguard audit: bad --policy .never.: unknown policy (always, once, linux-2.6 or ow-2006)" audit -p never -- /bin/true
+'
+test_expect "compare --jobs takes 1 or 2 only (it took \" 1\" and \"+2\")" '
+	for v in "" " 1" +2 3 0; do
+		refused 2 "nprocguard compare: bad --jobs .$v.: --jobs is 1 or 2 (kernels run at once)" compare -j "$v" host host "$A/01-cgiwrap.npg" || exit 1
+	done
+'
+test_expect "exec names the option, the value and the range (exit 100)" '
+	refused 100 "nprocguard exec: bad --user ..: empty (a user name, or a uid from 0 to 4294967294)" exec -u "" -- /bin/true &&
+	refused 100 "nprocguard exec: bad --rlimit-nproc . 5.: a count from 0 to 1099511627776" exec -u nobody -l " 5" -- /bin/true &&
+	refused 100 "nprocguard exec: bad --rlimit-nproc .1099511627777.: a count from 0 to 1099511627776" exec -u nobody -l 1099511627777 -- /bin/true &&
+	refused 100 "nprocguard exec: bad --group ..: empty (a group name, or a gid from 0 to 4294967294)" exec -u nobody -g "" -- /bin/true
+'
+test_expect "guest --file with an empty name is refused before anything runs" '
+	refused 125 "nprocguard guest: bad --file ..: empty (a file to copy into the guest)" guest -f "" --kernel /nonexistent /bin/true
+'
+test_expect "a huge value is echoed in its first 64 bytes, control characters escaped" '
+	big=$(printf "%01000d" 0 | tr 0 x) &&
+	refused 2 "nprocguard run: bad --policy .x\{64\}....: unknown policy .x\{64\}.... .*" run -p "$big" "$A/01-cgiwrap.npg" &&
+	test "$(wc -c <"$TMP/stderr")" -lt 600 &&
+	refused 2 "nprocguard run: bad --format .\\\\x1b\[31mred.: unknown format (text, json or tap)" run -f "$(printf "\033[31mred")" "$A/01-cgiwrap.npg"
+'
+test_expect "getopt's own messages name the subcommand" '
+	expect_exit 2 "$NPG" policies --bogus &&
+	grep -qx "nprocguard policies: unrecognized option .--bogus." "$TMP/stderr" &&
+	expect_exit 2 "$NPG" explore --max-states &&
+	grep -qx "nprocguard explore: option .--max-states. requires an argument" "$TMP/stderr"
+'
+
 if [ "$(id -u)" -eq 0 ]; then
 	test_expect "conform --random with --seed 2^64-1 runs, and names the seed" '
 		expect_exit 0 "$NPG" conform -u $((NPG_TEST_UID_BASE + 710000)) --random 2 \

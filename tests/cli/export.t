@@ -89,7 +89,7 @@ test_expect "a file whose policies leave out --policy is refused: it would check
 
 test_expect "bad usage: unknown format or policy, no -o, no file" '
 	expect_exit 2 "$NPG" export --format junit -o "$TMP/x" "$S/article/01-cgiwrap.npg" &&
-	grep -q "unknown format .junit." "$TMP/stderr" &&
+	grep -q "bad --format .junit.: unknown format (kselftest)" "$TMP/stderr" &&
 	expect_exit 2 "$NPG" export --policy linux-9 -o "$TMP/x" "$S/article/01-cgiwrap.npg" &&
 	expect_exit 2 "$NPG" export "$S/article/01-cgiwrap.npg" &&
 	grep -q -- "-o DIR is required" "$TMP/stderr" &&

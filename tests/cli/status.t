@@ -54,7 +54,7 @@ test_expect "-t --sort takes the task columns" '
 	sort -k2,2 -s "$TMP/stdout" | cut -d" " -f2 >"$TMP/want" && cut -d" " -f2 "$TMP/stdout" | cmp - "$TMP/want" &&
 	expect_exit 0 "$NPG" status -t -r -n -o PID --sort PID &&
 	sort -n "$TMP/stdout" | cmp - "$TMP/stdout" &&
-	expect_exit 2 "$NPG" status -t --sort HEADROOM && grep -q "cannot sort by .HEADROOM. with --tasks" "$TMP/stderr"
+	expect_exit 2 "$NPG" status -t --sort HEADROOM && grep -qx "nprocguard status: bad --sort .HEADROOM.: no such column with --tasks (sort by one of the task columns listed by --help)" "$TMP/stderr"
 '
 test_expect "--check 0 is accepted (every user with a limit)" '
 	"$NPG" status --check 0 -u 0 >/dev/null 2>"$TMP/c0.err"; test $? -ne 2 && ! test -s "$TMP/c0.err"
