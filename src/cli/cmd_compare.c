@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/closeout.h"
+#include "cli/scenario_files.h"
 #include "compare/compare.h"
 #include "report/report.h"
 #include "runner/random.h"
@@ -36,7 +37,9 @@ static void usage(void)
 	       "capability sets, namespace, tracer, no_new_privs, any user's count), with\n"
 	       "what each kernel did and the model policies that predict each side. A\n"
 	       "random scenario that differs is shrunk on those models, run on both kernels\n"
-	       "again, and written to --out when they still differ.\n\n"
+	       "again, and written to --out when they still differ. FILE '-' is standard\n"
+	       "input (once); a directory stands for the sequential *.npg files under it,\n"
+	       "sorted, symbolic links not followed.\n\n"
 	       "Options:\n"
 	       " -r, --random N       generate N random scenarios instead of reading files\n"
 	       "                      (1 to 1000000)\n"
@@ -72,6 +75,7 @@ struct opts {
 	bool quiet;
 	bool has_bounding;
 	uint64_t bounding;	/* --record --bounding: the set the run here keeps */
+	const char *stdin_file;	/* --record --stdin-file: the copy of compare's stdin */
 };
 
 /* --- compare --record: this kernel's side --- */
@@ -127,6 +131,7 @@ static int record_here(const struct opts *o, int argc, char **argv)
 {
 	struct npg_host host;
 	struct npg_scenario **sc;
+	struct npg_scenario_files files;
 	int n = argc - optind, bad = 0, rc;
 
 	if ((n == 0) == (o->random_n < 0)) {
@@ -152,11 +157,17 @@ static int record_here(const struct opts *o, int argc, char **argv)
 			return NPG_EXIT_USAGE;
 		n = (int)o->random_n;
 	} else {
-		if (!(sc = calloc((size_t)n, sizeof(*sc))))
+		if (npg_scenario_files("compare", argv + optind, n, false, &files) < 0)
 			return NPG_EXIT_USAGE;
+		n = files.n;
+		if (!(sc = calloc((size_t)n, sizeof(*sc)))) {
+			npg_scenario_files_free(&files);
+			return NPG_EXIT_USAGE;
+		}
 		for (int i = 0; i < n; i++)
-			if (!(sc[i] = npg_scenario_load(argv[optind + i], stderr)))
+			if (!(sc[i] = npg_scenario_files_load(&files, i, o->stdin_file)))
 				bad++;
+		npg_scenario_files_free(&files);
 		if (bad) {
 			free_all(sc, n);
 			return NPG_EXIT_USAGE;
@@ -417,15 +428,18 @@ out:
 	return ret;
 }
 
-static int compare_files(struct npg_compare *c, const struct opts *o, char **files, int n)
+static int compare_files(struct npg_compare *c, const struct opts *o,
+			 struct npg_scenario_files *f)
 {
-	struct npg_scenario **sc = calloc((size_t)n, sizeof(*sc));
-	int bad = 0, ret = NPG_EXIT_USAGE;
+	struct npg_scenario **sc = calloc((size_t)f->n, sizeof(*sc));
+	/* both sides read standard input's scenario from one copy, named <stdin> */
+	char *args[] = { "--stdin-file", f->stdin_copy };
+	int bad = 0, ret = NPG_EXIT_USAGE, n = f->n;
 
 	if (!sc)
 		return NPG_EXIT_USAGE;
 	for (int i = 0; i < n; i++)
-		if (!(sc[i] = npg_scenario_load(files[i], stderr)))
+		if (!(sc[i] = npg_scenario_files_load(f, i, NULL)))
 			bad++;
 	if (bad)
 		goto out;
@@ -434,7 +448,8 @@ static int compare_files(struct npg_compare *c, const struct opts *o, char **fil
 		int k = n - i < BATCH_MAX ? n - i : BATCH_MAX;
 
 		npg_closeout_flush();
-		if (npg_sides_run(c->sides, 2, c->jobs, c->guest, NULL, 0, files + i, k, o->uid_base) < 0)
+		if (npg_sides_run(c->sides, 2, c->jobs, c->guest, args, f->stdin_copy ? 2 : 0,
+				  f->path + i, k, o->uid_base) < 0)
 			goto out;
 		if (npg_compare_records(c, sc + i, k, NULL) < 0) {
 			ret = NPG_EXIT_USAGE;
@@ -459,6 +474,7 @@ int npg_cmd_compare(int argc, char **argv)
 		{ "record", no_argument, NULL, 'R' },
 		{ "random-flags", required_argument, NULL, 'F' },
 		{ "bounding", required_argument, NULL, 'B' },
+		{ "stdin-file", required_argument, NULL, 'S' },	/* --record's, as --bounding */
 		{ "help", no_argument, NULL, 'h' },
 		NPG_GUEST_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -466,6 +482,7 @@ int npg_cmd_compare(int argc, char **argv)
 	struct npg_guest_opts guest = { 0 };
 	struct opts o = { .random_n = -1, .seed = 1, .outdir = ".", .uid_base = NPG_DEFAULT_UID_BASE };
 	struct npg_compare *c;
+	struct npg_scenario_files files = { .stdin_index = -1 };
 	bool record = false;
 	int ch, ret;
 	long jobs = 1;
@@ -525,6 +542,9 @@ int npg_cmd_compare(int argc, char **argv)
 			}
 			o.has_bounding = true;
 			break;
+		case 'S':
+			o.stdin_file = optarg;
+			break;
 		case 'h':
 			usage();
 			return NPG_EXIT_OK;
@@ -570,8 +590,12 @@ int npg_cmd_compare(int argc, char **argv)
 	npg_guest_catch_signals();
 	if (o.random_n > 0)
 		ret = compare_random(c, &o);
+	else if (npg_scenario_files("compare", argv + optind + 2, argc - optind - 2, false,
+				    &files) < 0 || npg_scenario_files_copy_stdin("compare", &files) < 0)
+		ret = NPG_EXIT_USAGE;
 	else
-		ret = compare_files(c, &o, argv + optind + 2, argc - optind - 2);
+		ret = compare_files(c, &o, &files);
+	npg_scenario_files_free(&files);
 	npg_guest_release_signals();
 	if (ret == NPG_EXIT_OK) {
 		npg_compare_summary(c, stdout);

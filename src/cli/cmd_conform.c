@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/closeout.h"
 #include "cli/model_option.h"
+#include "cli/scenario_files.h"
 #include "guest/guest.h"
 #include "identify/cache.h"
 #include "report/report.h"
@@ -33,7 +34,9 @@ static void usage(void)
 	       " nprocguard conform [options] --random N [--seed S]\n\n"
 	       "Run each scenario on the model and on the running kernel (as root) and\n"
 	       "report, step by step, every result, credential, flag, capability set or\n"
-	       "per-user count on which they differ.\n\n"
+	       "per-user count on which they differ.\n"
+	       "FILE '-' is standard input (once); a directory stands for the sequential\n"
+	       "*.npg files under it, sorted, symbolic links not followed.\n\n"
 	       "Options:\n"
 	       " -p, --policy NAME    the model to compare (default: the one for this\n"
 	       "                      kernel's release, see 'nprocguard policies --releases');\n"
@@ -488,6 +491,39 @@ static void say_model(const struct conform_opts *o, bool given, bool picked)
 		printf("%s: --model identified compares with it\n", line);
 }
 
+/*
+ * conform --kernel: this command line, its scenario arguments replaced by
+ * @files (expanded here) and standard input's scenario by a copy that the
+ * guest's conform names <stdin> (--stdin-file)
+ */
+static int conform_in_guest(const struct npg_guest_opts *guest, char **argv,
+			    int optind_, struct npg_scenario_files *files)
+{
+	char **gargv = calloc((size_t)(optind_ + files->n + 2), sizeof(char *)), *opt = NULL;
+	int n = 0, lost = 0, rc = NPG_EXIT_USAGE;
+
+	if (!gargv || npg_scenario_files_copy_stdin("conform", files) < 0)
+		goto out;
+	for (; n < optind_; n++)
+		gargv[n] = argv[n];
+	if (files->stdin_copy) {
+		if (asprintf(&opt, "--stdin-file=%s", files->stdin_copy) < 0) {
+			opt = NULL;
+			goto out;
+		}
+		gargv[n++] = opt;
+	}
+	for (int i = 0; i < files->n; i++)
+		gargv[n + i] = files->path[i];
+	rc = npg_guest_conform(guest, n + files->n, gargv, n, &lost);
+	npg_closeout_lost(lost);	/* its report, copied here: exit 2 at exit */
+out:
+	npg_scenario_files_free(files);
+	free(opt);
+	free(gargv);
+	return rc;
+}
+
 int npg_cmd_conform(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -501,12 +537,16 @@ int npg_cmd_conform(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		/* not for users: conform --kernel's copy of its standard input, in the guest */
+		{ "stdin-file", required_argument, NULL, 'S' },
 		NPG_GUEST_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct npg_guest_opts guest = { 0 };
 	struct npg_release model_rel;
 	struct npg_model_choice model = { 0 };
+	struct npg_scenario_files files = { .stdin_index = -1 };
+	const char *stdin_file = NULL;
 	struct conform_opts o = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
 	struct totals tot = { .first_json = true };
 	const char *outdir = ".";
@@ -559,6 +599,9 @@ int npg_cmd_conform(int argc, char **argv)
 		case 'q':
 			o.quiet = true;
 			break;
+		case 'S':
+			stdin_file = optarg;
+			break;
 		case 'h':
 			usage();
 			return NPG_EXIT_OK;
@@ -580,12 +623,11 @@ int npg_cmd_conform(int argc, char **argv)
 	/* before any scenario runs, not after the first difference */
 	if (random_n > 0 && check_outdir(outdir) < 0)
 		return NPG_EXIT_USAGE;
-	if (guest.kernel) {	/* the same, inside that kernel under QEMU */
-		int lost, rc = npg_guest_conform(&guest, argc, argv, optind, &lost);
-
-		npg_closeout_lost(lost);	/* its report, copied here: exit 2 at exit */
-		return rc;
-	}
+	/* directories and "-" here, on this machine: the guest gets the files */
+	if (nfiles > 0 && npg_scenario_files("conform", argv + optind, nfiles, false, &files) < 0)
+		return NPG_EXIT_USAGE;
+	if (guest.kernel)	/* the same, inside that kernel under QEMU */
+		return conform_in_guest(&guest, argv, optind, &files);
 	if (npg_real_preflight(&o.host) < 0)
 		return NPG_EXIT_NOT_RUN;
 	if (npg_real_claim_window("conform", o.uid_base, o.wait) < 0)
@@ -640,13 +682,17 @@ int npg_cmd_conform(int argc, char **argv)
 	if (random_n > 0) {
 		conform_random(&o, (int)random_n, seed, outdir, &tot);
 	} else {
-		struct npg_scenario **sc = calloc((size_t)nfiles, sizeof(*sc));
+		struct npg_scenario **sc;
 
-		if (!sc)
+		nfiles = files.n;
+		if (!(sc = calloc((size_t)nfiles, sizeof(*sc)))) {
+			npg_scenario_files_free(&files);
 			return NPG_EXIT_USAGE;
+		}
 		for (int i = 0; i < nfiles; i++)
-			if (!(sc[i] = npg_scenario_load(argv[optind + i], stderr)))
+			if (!(sc[i] = npg_scenario_files_load(&files, i, stdin_file)))
 				bad++;
+		npg_scenario_files_free(&files);
 		for (int i = 0; !bad && !tot.stopped && i < nfiles; i++)
 			if (conform_one(&o, sc[i], &tot) < 0)
 				tot.broken = tot.stopped = true;

@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/closeout.h"
+#include "cli/scenario_files.h"
 #include "explore/program.h"
 #include "explore/search.h"
 #include "explore/trace.h"
@@ -34,9 +35,7 @@ struct opts {
 	uint32_t policies;
 	bool quiet, stats;
 	const char *out_dir, *dot_file;
-	int nfiles;
-	char *files[MAX_FILES];
-	int skipped;		/* sequential files of a directory */
+	struct npg_scenario_files files;
 	const char *replay_kernel;	/* boot this image and replay the counterexamples */
 	char *tmp_dir;		/* --replay-kernel without --out: where they go, removed after */
 	int nreplays;
@@ -48,8 +47,9 @@ static void usage(void)
 	printf("Usage:\n nprocguard explore [options] FILE|DIR...\n\n"
 	       "Explore every interleaving of the concurrent scenarios (\"TASK runs:\" programs)\n"
 	       "on the model and check properties; print the shortest counterexample of each\n"
-	       "violated one. A directory is searched for concurrent .npg files; a sequential\n"
-	       "file named on its own is its one interleaving.\n\n"
+	       "violated one. A directory stands for the concurrent *.npg files under it,\n"
+	       "sorted, symbolic links not followed; a sequential file named on its own is\n"
+	       "its one interleaving. FILE '-' is standard input (once).\n\n"
 	       "Options:\n"
 	       " -p, --policy NAME|all     a policy, or all for the verdict table (default all)\n"
 	       " -P, --property P[,P...]   no-root-after-failed-drop, limit-holds[+K],\n"
@@ -79,57 +79,6 @@ static void usage(void)
 	       "(or the replay's conform said one, or output could not be written), 3 a bound\n"
 	       "stopped a search before its verdict, 4 with --replay-kernel: a counterexample\n"
 	       "did not replay on the kernel as on the model (or the guest gave no result).\n");
-}
-
-static int add_file(struct opts *o, const char *path)
-{
-	if (o->nfiles == MAX_FILES) {
-		fprintf(stderr, "nprocguard explore: more than %d files\n", MAX_FILES);
-		return -1;
-	}
-	o->files[o->nfiles] = strdup(path);
-	if (!o->files[o->nfiles]) {
-		fputs("nprocguard explore: out of memory\n", stderr);
-		return -1;
-	}
-	o->nfiles++;
-	return 0;
-}
-
-/* The concurrent .npg files under @dir, sorted, subdirectories included */
-static int scan_dir(struct opts *o, const char *dir, int depth)
-{
-	struct dirent **ents;
-	int n = scandir(dir, &ents, NULL, alphasort), rc = 0;
-
-	if (n < 0) {
-		fprintf(stderr, "nprocguard explore: %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
-		size_t len = strlen(name);
-		char path[4096];
-		struct stat st;
-
-		if (name[0] == '.' || rc < 0)
-			continue;
-		snprintf(path, sizeof(path), "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-		if (stat(path, &st) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth < 8)
-			rc = scan_dir(o, path, depth + 1);
-		else if (S_ISREG(st.st_mode) && len > 4 && strcmp(name + len - 4, ".npg") == 0) {
-			if (npg_cprog_is_concurrent_file(path))
-				rc = add_file(o, path);
-			else
-				o->skipped++;
-		}
-	}
-	for (int i = 0; i < n; i++)
-		free(ents[i]);
-	free(ents);
-	return rc;
 }
 
 static int single_policy(const struct opts *o)
@@ -279,19 +228,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	if (o->x.nprops == 0)
 		for (int i = 0; i < NPG_NBUILTIN; i++)
 			npg_prop_parse(npg_builtin_names[i], &o->x.props[o->x.nprops++]);
-	for (int i = optind; i < argc; i++) {
-		struct stat st;
-
-		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (scan_dir(o, argv[i], 0) < 0)
-				return -1;
-		} else if (add_file(o, argv[i]) < 0) {
-			return -1;
-		}
-	}
-	if (o->nfiles == 0) {
-		fprintf(stderr, "nprocguard explore: no concurrent scenario in %s (%d sequential "
-			"files: name one to explore its one interleaving)\n", argv[optind], o->skipped);
+	if (npg_scenario_files("explore", argv + optind, argc - optind, true, &o->files) < 0)
+		return -1;
+	if (o->files.n > MAX_FILES) {
+		fprintf(stderr, "nprocguard explore: more than %d files\n", MAX_FILES);
 		return -1;
 	}
 	o->x.progress = !o->quiet;
@@ -343,7 +283,9 @@ static int write_outputs(struct opts *o, const struct npg_cprog *cp, const char 
 	}
 	if (!o->out_dir)
 		return 0;
-	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : cp->sc->file);
+	/* standard input's counterexamples: stdin.POLICY.PROPERTY.npg */
+	snprintf(base, sizeof(base), "%s", strcmp(cp->sc->file, "<stdin>") == 0 ? "stdin" :
+		 slash ? slash + 1 : cp->sc->file);
 	if (strlen(base) > 4 && strcmp(base + strlen(base) - 4, ".npg") == 0)
 		base[strlen(base) - 4] = '\0';
 	safe_name(prop, sizeof(prop), cr->name);
@@ -525,8 +467,9 @@ int npg_cmd_explore(int argc, char **argv)
 		rc = NPG_EXIT_USAGE;
 		goto out;
 	}
-	for (int f = 0; f < o.nfiles && rc != NPG_EXIT_USAGE; f++) {
-		struct npg_cprog *cp = npg_cprog_load(o.files[f], stderr);
+	for (int f = 0; f < o.files.n && rc != NPG_EXIT_USAGE; f++) {
+		struct npg_cprog *cp = npg_cprog_load(o.files.path[f], stderr);
+		const char *file = npg_scenario_name(o.files.path[f]);	/* "-": <stdin> */
 
 		if (!cp) {
 			rc = NPG_EXIT_USAGE;
@@ -539,10 +482,10 @@ int npg_cmd_explore(int argc, char **argv)
 
 			if (!((o.policies >> p) & 1))
 				continue;
-			snprintf(label, sizeof(label), "%s %s", o.files[f], npg_policies[p]->name);
+			snprintf(label, sizeof(label), "%s %s", file, npg_policies[p]->name);
 			o.x.label = label;
 			if (npg_explore(cp, npg_policies[p], &o.x, &res, err, sizeof(err)) < 0) {
-				fprintf(stderr, "nprocguard explore: %s: %s: %s\n", o.files[f],
+				fprintf(stderr, "nprocguard explore: %s: %s: %s\n", file,
 					npg_policies[p]->name, err);
 				npg_explore_result_free(&res);
 				rc = NPG_EXIT_USAGE;
@@ -550,18 +493,18 @@ int npg_cmd_explore(int argc, char **argv)
 			}
 			if (res.stats.bounded)
 				fprintf(stderr, "nprocguard explore: %s: %s: search incomplete: %s\n",
-					o.files[f], npg_policies[p]->name, res.stats.bound);
+					file, npg_policies[p]->name, res.stats.bound);
 			for (int c = 0; c < res.nchecks; c++) {
 				const struct npg_check_result *cr = &res.checks[c];
 
 				violated |= cr->verdict == NPG_VIOLATED;
 				unknown |= cr->verdict == NPG_UNKNOWN;
-				merge(&cells[p][c < o.x.nprops ? c : o.x.nprops], cr, o.files[f]);
+				merge(&cells[p][c < o.x.nprops ? c : o.x.nprops], cr, file);
 				if (!table && !o.quiet) {
 					if (cr->verdict == NPG_VIOLATED)
 						npg_trace_print(stdout, cp, npg_policies[p]->name, cr);
 					else
-						printf("%s: %s: %s %s\n", o.files[f], npg_policies[p]->name,
+						printf("%s: %s: %s %s\n", file, npg_policies[p]->name,
 						       cr->name, cr->verdict == NPG_HOLDS ? "holds" :
 						       "unknown: the search stopped before a verdict");
 				}
@@ -570,7 +513,7 @@ int npg_cmd_explore(int argc, char **argv)
 					rc = NPG_EXIT_USAGE;
 			}
 			if (o.stats || (!table && !o.quiet))
-				print_stats(o.files[f], npg_policies[p]->name, &res.stats);
+				print_stats(file, npg_policies[p]->name, &res.stats);
 			npg_explore_result_free(&res);
 		}
 		npg_cprog_free(cp);
@@ -600,7 +543,6 @@ out:
 	free(o.tmp_dir);
 	for (int i = 0; i < o.nreplays; i++)
 		free(o.replays[i]);
-	for (int f = 0; f < o.nfiles; f++)
-		free(o.files[f]);
+	npg_scenario_files_free(&o.files);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/scenario_files.h"
 #include "export/export.h"
 
 static void usage(void)
@@ -14,7 +15,9 @@ static void usage(void)
 	       "steps with plain system calls and checks its expectations, printing TAP, with\n"
 	       "the runtime the programs share and a Makefile that builds them alone (static)\n"
 	       "or in a kernel tree's tools/testing/selftests/. A statement that cannot be\n"
-	       "exported is refused, with its file:line, and nothing is written.\n\n"
+	       "exported is refused, with its file:line, and nothing is written.\n"
+	       "FILE '-' is standard input (once); a directory stands for the sequential\n"
+	       "*.npg files under it, sorted, symbolic links not followed.\n\n"
 	       "Options:\n"
 	       " -f, --format FORMAT  kselftest (the only one, and the default)\n"
 	       " -p, --policy NAME    check this policy's expectations on any kernel (default:\n"
@@ -36,6 +39,7 @@ int npg_cmd_export(int argc, char **argv)
 	};
 	struct npg_export_options o = { 0 };
 	struct npg_scenario **sc;
+	struct npg_scenario_files files;
 	int c, n, bad = 0, rc;
 
 	while ((c = getopt_long(argc, argv, "f:p:o:h", longopts, NULL)) != -1) {
@@ -70,14 +74,17 @@ int npg_cmd_export(int argc, char **argv)
 			"no scenario file given");
 		npg_usage_error("export");
 	}
-	n = argc - optind;
+	if (npg_scenario_files("export", argv + optind, argc - optind, false, &files) < 0)
+		return NPG_EXIT_USAGE;
+	n = files.n;
 	if (!(sc = calloc((size_t)n, sizeof(*sc)))) {
 		perror("nprocguard");
+		npg_scenario_files_free(&files);
 		return NPG_EXIT_USAGE;
 	}
 	/* every file is read and checked, so that one run reports every refusal */
 	for (int i = 0; i < n; i++) {
-		if (!(sc[i] = npg_scenario_load(argv[optind + i], stderr)))
+		if (!(sc[i] = npg_scenario_files_load(&files, i, NULL)))
 			bad++;
 		else
 			bad += npg_export_check(sc[i], stderr) > 0;
@@ -90,5 +97,6 @@ int npg_cmd_export(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		npg_scenario_free(sc[i]);
 	free(sc);
+	npg_scenario_files_free(&files);
 	return rc;
 }

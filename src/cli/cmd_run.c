@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/closeout.h"
 #include "cli/model_option.h"
+#include "cli/scenario_files.h"
 #include "report/report.h"
 #include "runner/run.h"
 
@@ -20,7 +21,9 @@ static void usage(void)
 {
 	printf("Usage:\n nprocguard run [options] FILE...\n\n"
 	       "Run scenario files on the model of one or several kernel policies and\n"
-	       "check every expectation they state. FILE '-' is standard input.\n\n"
+	       "check every expectation they state.\n"
+	       "FILE '-' is standard input (once); a directory stands for the sequential\n"
+	       "*.npg files under it, sorted, symbolic links not followed.\n\n"
 	       "Options:\n"
 	       " -p, --policy LIST    NAME[,NAME...] or 'all' (default: the file's\n"
 	       "                      'policies' line, else all)\n"
@@ -118,35 +121,6 @@ static void run_then(struct npg_backend *b, void *arg)
 			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-#define STDIN_MAX (16u << 20)	/* as npg_scenario_load() has it for files */
-
-/* FILE, or "-": the scenario on standard input, named <stdin> in messages */
-static struct npg_scenario *load_scenario(const char *path)
-{
-	struct npg_scenario *sc;
-	char *buf;
-	size_t len = 0, n;
-
-	if (strcmp(path, "-") != 0)
-		return npg_scenario_load(path, stderr);
-	buf = malloc(STDIN_MAX + 1);
-	if (!buf) {
-		fprintf(stderr, "nprocguard run: <stdin>: out of memory\n");
-		return NULL;
-	}
-	while ((n = fread(buf + len, 1, STDIN_MAX + 1 - len, stdin)) > 0 && len + n <= STDIN_MAX)
-		len += n;
-	if (ferror(stdin) || len + n > STDIN_MAX) {
-		fprintf(stderr, "nprocguard run: <stdin>: %s\n",
-			ferror(stdin) ? strerror(errno) : "scenario larger than 16 MiB");
-		free(buf);
-		return NULL;
-	}
-	sc = npg_scenario_parse("<stdin>", buf, len, stderr);
-	free(buf);
-	return sc;
-}
-
 /* Run @sc and report it through @rep. 0, or -1 when the report could not be written. */
 static int run_one(const struct npg_scenario *sc, const struct run_options *opt,
 		   struct run_totals *tot, struct npg_report *rep)
@@ -236,6 +210,7 @@ int npg_cmd_run(int argc, char **argv)
 	struct npg_release release, model_rel;
 	struct npg_model_choice model = { 0 };
 	struct npg_scenario **sc;
+	struct npg_scenario_files files;
 	int c, nfiles, bad = 0;
 	bool stopped = false;	/* out of memory, or stdout failed */
 
@@ -342,20 +317,24 @@ int npg_cmd_run(int argc, char **argv)
 			if (npg_policies[i] == model_rel.policy)
 				opt.mask = 1L << i;
 	}
-	nfiles = argc - optind;
-	if (nfiles == 0) {
+	if (optind == argc) {
 		fprintf(stderr, "nprocguard run: no scenario file given\n");
 		npg_usage_error("run");
 	}
+	if (npg_scenario_files("run", argv + optind, argc - optind, false, &files) < 0)
+		return NPG_EXIT_USAGE;
+	nfiles = files.n;
 	/* parse everything first: a bad file stops the run before any result */
 	sc = calloc((size_t)nfiles, sizeof(*sc));
 	if (!sc) {
 		perror("nprocguard");
+		npg_scenario_files_free(&files);
 		return NPG_EXIT_USAGE;
 	}
 	for (int i = 0; i < nfiles; i++)
-		if (!(sc[i] = load_scenario(argv[optind + i])))
+		if (!(sc[i] = npg_scenario_files_load(&files, i, NULL)))
 			bad++;
+	npg_scenario_files_free(&files);
 	if (!bad) {
 		struct npg_report rep;
 		struct npg_progress progress;

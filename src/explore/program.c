@@ -14,7 +14,6 @@
 #include "explore/program.h"
 #include "scenario/lexer.h"
 
-#define MAX_FILE (16u << 20)	/* as the scenario parser's limit */
 #define MAX_HEADERS 256
 
 enum line_kind { L_DECL, L_BLANK, L_HEADER, L_BODY, L_PROP };
@@ -72,32 +71,6 @@ static void *xcalloc(size_t n, size_t size)
 static bool tok_is(const struct npg_token *t, const char *w)
 {
 	return t->kind == NPG_TOK_WORD && t->len == strlen(w) && memcmp(t->start, w, t->len) == 0;
-}
-
-static char *read_file(const char *path, size_t *len, FILE *err)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
-
-	if (!f) {
-		if (err)
-			fprintf(err, "%s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	buf = xcalloc(MAX_FILE + 2, 1);
-	n = fread(buf, 1, MAX_FILE + 1, f);
-	if (ferror(f) || n > MAX_FILE) {
-		if (err)
-			fprintf(err, n > MAX_FILE ? "%s: scenario larger than 16 MiB\n"
-						  : "%s: read error\n", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = n;
-	return realloc(buf, n + 1) ?: buf;	/* keep what the file needs, not 16 MiB */
 }
 
 /* "NAME... runs:" with nothing after the colon: the number of names, else 0 */
@@ -276,14 +249,24 @@ static void compile_line(struct compiler *c, int t, int line)
 {
 	struct npg_cprog *cp = c->cp;
 	struct npg_token tok[NPG_MAX_TOKENS];
-	int ntok = lex(c, line, tok), k = 0;
+	const char *nul = memchr(c->line_start[line], '\0', c->line_len[line]), *msg;
+	int err_col, k = 0, ntok;
 	long repeat = 1;
 	enum npg_guard guard = NPG_GUARD_NONE;
 
-	if (ntok <= 0) {
-		cerror(c, line, 1, "cannot read this line");
+	/* what the lexer says of the line, as the scenario parser says it of others */
+	if (nul) {
+		cerror(c, line, (int)(nul - c->line_start[line]) + 1, "NUL byte in scenario text");
 		return;
 	}
+	ntok = npg_lex_line(c->line_start[line], c->line_len[line], tok, NPG_MAX_TOKENS, &err_col,
+			    &msg);
+	if (ntok < 0) {
+		cerror(c, line, err_col, "%s", msg);
+		return;
+	}
+	if (ntok == 0)	/* classify() makes such a line blank: never a body line */
+		return;
 	if (tok_is(&tok[0], "repeat")) {
 		char *end;
 
@@ -590,20 +573,21 @@ static void declaration_lines(struct compiler *c)
 
 struct npg_cprog *npg_cprog_load(const char *path, FILE *err)
 {
-	struct compiler c = { .file = path, .err = err };
+	const char *name = npg_scenario_name(path);	/* "-": <stdin> */
+	struct compiler c = { .file = name, .err = err };
 	struct npg_cprog *cp = xcalloc(1, sizeof(*cp));
 	size_t len, dlen;
 	char *decl;
 
 	c.cp = cp;
-	cp->text = read_file(path, &len, err);
+	cp->text = npg_scenario_read(path, name, &len, err);
 	if (!cp->text) {
 		free(cp);
 		return NULL;
 	}
 	classify(&c, cp->text, len);
 	decl = declarations_only(&c, &dlen);
-	cp->sc = npg_scenario_parse(path, decl, dlen, err);
+	cp->sc = npg_scenario_parse(name, decl, dlen, err);
 	free(decl);
 	if (!cp->sc)
 		goto fail;
@@ -635,7 +619,7 @@ struct npg_cprog *npg_cprog_load(const char *path, FILE *err)
 	collect_uids(cp);
 	declaration_lines(&c);
 	if (c.nerrors > 20 && err)
-		fprintf(err, "%s: %d more errors\n", path, c.nerrors - 20);
+		fprintf(err, "%s: %d more errors\n", name, c.nerrors - 20);
 fail:
 	free(c.line_start);
 	free(c.line_len);
@@ -703,7 +687,7 @@ bool npg_cprog_is_concurrent_file(const char *path)
 	struct compiler c = { .file = path };
 	struct npg_cprog cp = { 0 };
 	size_t len;
-	char *text = read_file(path, &len, NULL);
+	char *text = npg_scenario_read(path, path, &len, NULL);
 
 	if (!text)
 		return false;

@@ -45,7 +45,7 @@ static void program_name(const char *path, char *buf, size_t len)
 	const char *b = strrchr(path, '/');
 	size_t n;
 
-	b = b ? b + 1 : path;
+	b = b ? b + 1 : strcmp(path, "<stdin>") == 0 ? "stdin" : path;	/* export - */
 	n = strlen(b);
 	if (n > 4 && strcmp(b + n - 4, ".npg") == 0)
 		n -= 4;

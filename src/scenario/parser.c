@@ -116,61 +116,6 @@ struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size
 	return p.sc;
 }
 
-struct npg_scenario *npg_scenario_load(const char *path, FILE *err)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	struct npg_scenario *sc;
-
-	if (!f) {
-		if (err)
-			fprintf(err, "%s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (len == cap) {
-			/* room for one byte past the limit: that byte is what tells */
-			size_t want = cap ? cap * 2 : 8192;
-			char *grown;
-
-			if (want > MAX_FILE + 1)
-				want = MAX_FILE + 1;
-			if (want == cap)
-				break;
-			cap = want;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				perror("nprocguard");
-				exit(2);
-			}
-			buf = grown;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		if (err)
-			fprintf(err, "%s: read error\n", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	if (len > MAX_FILE) {
-		if (err)
-			fprintf(err, "%s: scenario larger than 16 MiB (%u bytes)\n", path, MAX_FILE);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	sc = npg_scenario_parse(path, buf ? buf : "", len, err);
-	free(buf);
-	return sc;
-}
-
 void npg_scenario_free(struct npg_scenario *sc)
 {
 	if (!sc)

@@ -178,7 +178,18 @@ struct npg_scenario {
  */
 struct npg_scenario *npg_scenario_parse(const char *file, const char *text, size_t len,
 					FILE *err);
+/*
+ * @path's text, or standard input's for "-": at most 16 MiB, NUL-ended
+ * (*@len bytes before the NUL), in a new buffer; NULL on an error, said on
+ * @err as "@name: why" (a directory: "Is a directory").
+ */
+char *npg_scenario_read(const char *path, const char *name, size_t *len, FILE *err);
+/* The name messages and reports give @path: "<stdin>" for "-" */
+const char *npg_scenario_name(const char *path);
+/* npg_scenario_read() and npg_scenario_parse() of @path, named npg_scenario_name() */
 struct npg_scenario *npg_scenario_load(const char *path, FILE *err);
+/* The same, named @name (a copy of standard input that must read as "<stdin>") */
+struct npg_scenario *npg_scenario_load_as(const char *path, const char *name, FILE *err);
 void npg_scenario_free(struct npg_scenario *sc);
 /* One operation of a concurrent program (explore); see concurrent.c. */
 int npg_scenario_parse_op(struct npg_scenario *sc, const char *file, int line_no,
