@@ -572,8 +572,18 @@ int npg_cmd_compare(int argc, char **argv)
 	}
 	if (o.random_n > 0 && check_outdir(o.outdir) < 0)
 		return NPG_EXIT_USAGE;
-	if (!(c = calloc(1, sizeof(*c))))
+	/* the files before any kernel line is printed: a bad one is a usage error */
+	if (o.random_n < 0 &&
+	    (npg_scenario_files("compare", argv + optind + 2, argc - optind - 2, false, &files) < 0 ||
+	     npg_scenario_files_copyable("compare", &files) < 0 ||
+	     npg_scenario_files_copy_stdin("compare", &files) < 0)) {
+		npg_scenario_files_free(&files);
 		return NPG_EXIT_USAGE;
+	}
+	if (!(c = calloc(1, sizeof(*c)))) {
+		npg_scenario_files_free(&files);
+		return NPG_EXIT_USAGE;
+	}
 	c->guest = &guest;
 	c->jobs = (int)jobs;
 	c->uid_base = o.uid_base;
@@ -581,6 +591,7 @@ int npg_cmd_compare(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		if (npg_side_open(&c->sides[i], argv[optind + i], "compare") < 0) {
 			free(c);
+			npg_scenario_files_free(&files);
 			return NPG_EXIT_USAGE;
 		}
 	npg_compare_init(c);
@@ -590,9 +601,6 @@ int npg_cmd_compare(int argc, char **argv)
 	npg_guest_catch_signals();
 	if (o.random_n > 0)
 		ret = compare_random(c, &o);
-	else if (npg_scenario_files("compare", argv + optind + 2, argc - optind - 2, false,
-				    &files) < 0 || npg_scenario_files_copy_stdin("compare", &files) < 0)
-		ret = NPG_EXIT_USAGE;
 	else
 		ret = compare_files(c, &o, &files);
 	npg_scenario_files_free(&files);

@@ -502,7 +502,8 @@ static int conform_in_guest(const struct npg_guest_opts *guest, char **argv,
 	char **gargv = calloc((size_t)(optind_ + files->n + 2), sizeof(char *)), *opt = NULL;
 	int n = 0, lost = 0, rc = NPG_EXIT_USAGE;
 
-	if (!gargv || npg_scenario_files_copy_stdin("conform", files) < 0)
+	if (!gargv || npg_scenario_files_copyable("conform", files) < 0 ||
+	    npg_scenario_files_copy_stdin("conform", files) < 0)
 		goto out;
 	for (; n < optind_; n++)
 		gargv[n] = argv[n];

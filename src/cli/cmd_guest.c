@@ -100,6 +100,12 @@ int npg_cmd_guest(int argc, char **argv)
 					       "the guest)");
 				usage_error();
 			}
+			/* a FIFO would block the initramfs's copy, a device give no end */
+			if (stat(optarg, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+				fprintf(stderr, "nprocguard guest: --file %s: not a regular file (the "
+					"guest gets a copy of regular files only)\n", optarg);
+				usage_error();
+			}
 			files[spec.nfiles++] = optarg;
 			break;
 		case 'h':

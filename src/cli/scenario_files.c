@@ -13,6 +13,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +162,37 @@ fail:
 	return -1;
 }
 
+/*
+ * The copy of standard input is removed when a signal ends the command:
+ * the guest's clean-up restores these handlers and raises the signal
+ * again (npg_guest_release_signals()), which lands here last
+ */
+static char copy_file[PATH_MAX], copy_dir[PATH_MAX];
+static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction fatal_saved[4];
+
+static void remove_copy_and_die(int sig)
+{
+	unlink(copy_file);
+	rmdir(copy_dir);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void remove_copy_on_signal(const char *path)
+{
+	struct sigaction sa = { .sa_handler = remove_copy_and_die };
+	char *slash;
+
+	snprintf(copy_file, sizeof(copy_file), "%s", path);
+	snprintf(copy_dir, sizeof(copy_dir), "%s", path);
+	if ((slash = strrchr(copy_dir, '/')))
+		*slash = '\0';
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++)
+		sigaction(fatal[i], &sa, &fatal_saved[i]);
+}
+
 int npg_scenario_files_copy_stdin(const char *cmd, struct npg_scenario_files *f)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -193,6 +226,27 @@ int npg_scenario_files_copy_stdin(const char *cmd, struct npg_scenario_files *f)
 	free(f->path[f->stdin_index]);
 	f->path[f->stdin_index] = path;
 	f->stdin_copy = path;
+	remove_copy_on_signal(path);
+	return 0;
+}
+
+int npg_scenario_files_copyable(const char *cmd, const struct npg_scenario_files *f)
+{
+	for (int i = 0; i < f->n; i++) {
+		struct stat st;
+
+		if (i == f->stdin_index || stat(f->path[i], &st) < 0)
+			continue;	/* "-" is copied; a missing file is said by the reader */
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "nprocguard %s: %s: %s, not a regular file: the run in a guest "
+				"or a child process reads regular files only (give it as -, standard "
+				"input)\n",
+				cmd, f->path[i], S_ISFIFO(st.st_mode) ? "a FIFO or a pipe" :
+				S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ?
+				"a socket" : S_ISBLK(st.st_mode) ? "a block device" : "not a file");
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -212,6 +266,8 @@ void npg_scenario_files_free(struct npg_scenario_files *f)
 	if (f->stdin_copy) {
 		char *slash = strrchr(f->stdin_copy, '/');
 
+		for (int i = 0; i < 4; i++)
+			sigaction(fatal[i], &fatal_saved[i], NULL);
 		unlink(f->stdin_copy);
 		*slash = '\0';
 		rmdir(f->stdin_copy);

@@ -32,6 +32,12 @@ int npg_scenario_files(const char *cmd, char *const *args, int nargs, bool concu
  * without "-"), or -1 (said).
  */
 int npg_scenario_files_copy_stdin(const char *cmd, struct npg_scenario_files *f);
+/*
+ * For the same commands: every path but "-" that exists is a regular file,
+ * which the guest's copy (or a second reader) gets whole, where a FIFO
+ * would block or be read once. 0, or -1 (said, naming the file).
+ */
+int npg_scenario_files_copyable(const char *cmd, const struct npg_scenario_files *f);
 /* Scenario @i of @f, named <stdin> when it is standard input, its copy, or
  * @stdin_file (the copy another nprocguard made: conform --stdin-file) */
 struct npg_scenario *npg_scenario_files_load(const struct npg_scenario_files *f, int i,

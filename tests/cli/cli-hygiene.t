@@ -58,11 +58,12 @@ test_expect "conform --random takes a count of decimal digits only, 1 to 1000000
 # Every refused option value names the option, the value and what is
 # accepted, on one line, before "Try ... --help" (they printed only that
 # line, or a stale errno). refused CODE 'MESSAGE' CMD ARG...: MESSAGE is
-# the first line of stderr, whole (grep -x, a basic regular expression)
+# the first line of stderr, whole (grep -x, a basic regular expression);
+# a command that hangs (on a FIFO) is stopped after 120 s
 refused() {
 	_code=$1 _want=$2
 	shift 2
-	"$NPG" "$@" </dev/null >"$TMP/stdout" 2>"$TMP/stderr"
+	timeout 120 "$NPG" "$@" </dev/null >"$TMP/stdout" 2>"$TMP/stderr"
 	_rc=$?
 	[ $_rc -eq "$_code" ] || { echo "exit $_rc, want $_code: $*"; cat "$TMP/stderr"; return 1; }
 	head -n 1 "$TMP/stderr" | grep -qx -- "$_want" ||
@@ -270,6 +271,28 @@ else
 	test_skip "conform DIR" "needs root (the real backend)"
 	test_skip "a bind mount of a directory inside itself" "needs root"
 fi
+
+# --- a FIFO where a guest or a child must read the file again ---
+FAKE="$TOP/tests/cli/fixtures/fake-qemu"
+test_expect "conform --kernel, compare and guest --file refuse a FIFO instead of hanging on it" '
+	mkfifo "$TMP/fifo.npg" &&
+	refused 2 "nprocguard conform: $TMP/fifo.npg: a FIFO or a pipe, not a regular file: the run in a guest or a child process reads regular files only (give it as -, standard input)" \
+		conform --kernel "$FAKE" "$TMP/fifo.npg" &&
+	refused 2 "nprocguard compare: $TMP/fifo.npg: a FIFO or a pipe, not a regular file: .*" \
+		compare host host "$TMP/fifo.npg" &&
+	refused 125 "nprocguard guest: --file $TMP/fifo.npg: not a regular file (the guest gets a copy of regular files only)" \
+		guest --kernel "$FAKE" -f "$TMP/fifo.npg" /bin/true
+'
+test_expect "conform --kernel - interrupted: the copy of standard input is removed too" '
+	mkdir "$TMP/tsig" &&
+	{ FAKE_QEMU=hang FAKE_QEMU_PID="$TMP/qemu.pid" NPROCGUARD_QEMU="$FAKE" NPROCGUARD_CACHE="$TMP/cache" TMPDIR="$TMP/tsig" \
+		"$NPG" conform --kernel "$FAKE" - <"$A/01-cgiwrap.npg" >/dev/null 2>"$TMP/stderr" & } &&
+	pid=$! && n=0 &&
+	until [ -s "$TMP/qemu.pid" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done &&
+	ls "$TMP/tsig" | grep -q "^nprocguard-stdin\." &&
+	kill -INT $pid; wait $pid; rc=$?
+	test $rc -eq 130 && test -z "$(ls -A "$TMP/tsig")" && ! kill -0 "$(cat "$TMP/qemu.pid")" 2>/dev/null
+'
 
 # --- the guest's side: stdin and directories are this machine's ---
 kdir=${NPG_KERNELS:-$TOP/../shared/kernels}
