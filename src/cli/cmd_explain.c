@@ -225,7 +225,7 @@ int npg_cmd_explain(int argc, char **argv)
 
 		/* room for the longest /proc and /sys paths below it */
 		if (strlen(root) > 400) {
-			fprintf(stderr, "nprocguard explain: --sysroot longer than 400 bytes\n");
+			npg_bad_option("explain", "--sysroot", root, "longer than 400 bytes");
 			npg_usage_error("explain");
 		}
 		if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {

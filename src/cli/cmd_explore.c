@@ -126,6 +126,37 @@ static int parse_properties(struct opts *o, const char *arg)
 	}
 }
 
+/*
+ * Where -o and --dot write, checked before the search rather than after
+ * it has run and printed: a directory we can write files into, a file we
+ * can write (or make in its directory)
+ */
+static int writable(const char *opt, const char *path, bool dir)
+{
+	struct stat st;
+	char *copy = NULL;
+	const char *where = path;
+	int rc = 0;
+
+	if (!dir && stat(path, &st) < 0 && errno == ENOENT) {
+		char *slash;
+
+		if (!(copy = strdup(path)))
+			return -1;
+		slash = strrchr(copy, '/');
+		where = !slash ? "." : slash == copy ? "/" : (*slash = '\0', copy);
+		dir = true;
+	}
+	if (stat(where, &st) < 0 || (dir && !S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
+	    (!dir && S_ISDIR(st.st_mode) && (errno = EISDIR)) ||
+	    access(where, dir ? W_OK | X_OK : W_OK) < 0) {
+		fprintf(stderr, "nprocguard explore: %s %s: %s\n", opt, path, strerror(errno));
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
 /* A file option's value: not empty (--out '' would write to /NAME) */
 static int file_option(const char *opt, const char *arg)
 {
@@ -228,6 +259,9 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	if (o->x.nprops == 0)
 		for (int i = 0; i < NPG_NBUILTIN; i++)
 			npg_prop_parse(npg_builtin_names[i], &o->x.props[o->x.nprops++]);
+	if ((o->out_dir && writable("--out", o->out_dir, true) < 0) ||
+	    (o->dot_file && writable("--dot", o->dot_file, false) < 0))
+		return -1;
 	if (npg_scenario_files("explore", argv + optind, argc - optind, true, &o->files) < 0)
 		return -1;
 	if (o->files.n > MAX_FILES) {

@@ -116,6 +116,15 @@ test_expect "explore -o and --dot with an empty value are refused before the sea
 	refused 2 "nprocguard explore: bad --out ..: empty (a directory)" explore -p linux-6 -P no-root-after-failed-drop -o "" "$C" &&
 	refused 2 "nprocguard explore: bad --dot ..: empty (a file name)" explore -p linux-6 -P no-root-after-failed-drop --dot "" "$C"
 '
+test_expect "explore -o and --dot that cannot be written are refused before the search, not after it" '
+	refused 2 "nprocguard explore: --out $TMP/nowhere: No such file or directory" explore -p linux-2.6 -o "$TMP/nowhere" "$C" &&
+	refused 2 "nprocguard explore: --out $C: Not a directory" explore -p linux-2.6 -o "$C" "$C" &&
+	refused 2 "nprocguard explore: --dot $TMP/nowhere/x.dot: No such file or directory" explore -p linux-2.6 --dot "$TMP/nowhere/x.dot" "$C" &&
+	refused 2 "nprocguard explore: --dot $TMP: Is a directory" explore -p linux-2.6 --dot "$TMP" "$C"
+'
+test_expect "explain --sysroot of more than 400 bytes names the option and the value" '
+	refused 2 "nprocguard explain: bad --sysroot .x\{64\}....: longer than 400 bytes" explain --sysroot "$(printf "%0401d" 0 | tr 0 x)"
+'
 test_expect "an empty --out is refused by conform, compare and export" '
 	refused 2 "nprocguard conform: bad --out ..: empty (a directory)" conform -o "" --random 1 &&
 	refused 2 "nprocguard compare: bad --out ..: empty (a directory)" compare -o "" host host --random 1 &&
