@@ -105,7 +105,9 @@ static int walk_dir(struct walk *w, const char *dir, const struct stat *st,
 		} else if (S_ISDIR(sub.st_mode)) {
 			rc = walk_dir(w, path, &sub, &here);
 		} else if (S_ISREG(sub.st_mode) && is_npg(name)) {
-			if (npg_cprog_is_concurrent_file(path) != w->concurrent)
+			/* one we cannot read is kept, for the reader to say why, not skipped */
+			if (access(path, R_OK) == 0 &&
+			    npg_cprog_is_concurrent_file(path) != w->concurrent)
 				w->other++;
 			else if ((rc = add(w->cmd, w->out, path)) == 0)
 				w->found++;

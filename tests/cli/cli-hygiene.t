@@ -265,6 +265,13 @@ if [ "$(id -u)" -eq 0 ]; then
 		"$NPG" conform -u $((NPG_TEST_UID_BASE + 710000)) "$TMP/d" >"$TMP/stdout" 2>"$TMP/stderr"
 		[ $? -le 1 ] && grep -q "^conform: 2 scenarios, " "$TMP/stdout"
 	'
+	test_expect "a file of a directory that cannot be read is said, not skipped (as nobody)" '
+		r=$(reach_copy "$NPG") && mkdir -m 755 "$r/dd" && cp "$C" "$A/concurrent/02-kulikov-2011-collateral.npg" "$r/dd/" &&
+		chmod 644 "$r/dd/01-brown-2003-unchecked-drop.npg" && chmod 600 "$r/dd/02-kulikov-2011-collateral.npg" &&
+		(cd "$r" && setpriv --reuid=nobody --regid=nogroup --clear-groups ./nprocguard explore -q dd) \
+			>"$TMP/stdout" 2>"$TMP/stderr"
+		test $? -eq 2 && grep -qx "dd/02-kulikov-2011-collateral.npg: Permission denied" "$TMP/stderr"
+	'
 	if unshare -m true 2>/dev/null; then
 		test_expect "a bind mount of a directory inside itself is said and not entered twice" '
 			mkdir -p "$TMP/bl/in" && cp "$A/01-cgiwrap.npg" "$TMP/bl/x.npg" &&
