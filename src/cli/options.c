@@ -139,17 +139,11 @@ static void warn_known_users(const char *cmd, uint32_t base)
 
 int npg_parse_uid_base(const char *cmd, const char *arg, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
+	unsigned long v;
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' ||
-	    v + NPG_UID_WINDOW >= NPG_ID_NONE) {
-		fprintf(stderr, "nprocguard %s: bad --uid-base '%s' (0 to %u)\n", cmd, arg,
-			NPG_ID_NONE - NPG_UID_WINDOW - 1);
+	if (npg_parse_number(cmd, "--uid-base", arg, "a uid", 0, NPG_ID_NONE - NPG_UID_WINDOW - 1,
+			     &v) < 0)
 		return -1;
-	}
 	*out = (uint32_t)v;
 	warn_known_users(cmd, *out);
 	return 0;

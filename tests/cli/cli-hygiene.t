@@ -182,6 +182,11 @@ test_expect "a huge value is echoed in its first 64 bytes, control characters es
 	test "$(wc -c <"$TMP/stderr")" -lt 600 &&
 	refused 2 "nprocguard run: bad --format .\\\\x1b\[31mred.: unknown format (text, json or tap)" run -f "$(printf "\033[31mred")" "$A/01-cgiwrap.npg"
 '
+test_expect "--uid-base says why and the range, in every command that takes it" '
+	refused 2 "nprocguard identify: bad --uid-base ..: empty (a uid from 0 to 4294963198)" identify -u "" &&
+	refused 2 "nprocguard run: bad --uid-base .4294963199.: out of range (a uid from 0 to 4294963198)" run -u 4294963199 "$A/01-cgiwrap.npg" &&
+	refused 2 "nprocguard compare: bad --uid-base .+5.: not a decimal number (a uid from 0 to 4294963198)" compare -u +5 host host "$A/01-cgiwrap.npg"
+'
 test_expect "getopt's own messages name the subcommand" '
 	expect_exit 2 "$NPG" policies --bogus &&
 	grep -qx "nprocguard policies: unrecognized option .--bogus." "$TMP/stderr" &&

@@ -49,7 +49,7 @@ epipe() {
 		{ echo "no write error message:"; cat "$TMP/stderr"; return 1; }
 }
 
-for c in run conform compare export explore policies status explain audit exec guest; do
+for c in run conform compare export explore policies status explain audit exec guest identify; do
 	test_expect "$c --help >/dev/full names $c in its write error" '
 		full "$NPG" '$c' --help && grep -qx "nprocguard '$c': write error: No space left on device" "$TMP/stderr"
 	'
