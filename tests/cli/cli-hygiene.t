@@ -316,14 +316,7 @@ test_expect "conform --kernel - interrupted: the copy of standard input is remov
 '
 
 # --- the guest's side: stdin and directories are this machine's ---
-kdir=${NPG_KERNELS:-$TOP/../shared/kernels}
-image=$(ls -S "$kdir"/*bzImage* "$kdir"/vmlinuz* 2>/dev/null | tail -n 1)
-why=""
-if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
-	why="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
-elif [ -z "$image" ]; then
-	why="no kernel image in $kdir (set NPG_KERNELS)"
-fi
+smallest_image
 export NPROCGUARD_CACHE="$TMP/cache"
 if [ -n "$why" ]; then
 	test_skip "conform --kernel IMAGE - carries standard input into the guest" "$why"
@@ -351,7 +344,9 @@ else
 			(cd "$r" && NPROCGUARD_CACHE="$r/cache" TMPDIR="$r/tmp" setpriv --reuid=nobody --regid=nogroup --clear-groups \
 				./nprocguard explore -p linux-2.6 -P no-root-after-failed-drop --replay-kernel "./$(basename "$image")" \
 				"./$(basename "$C")") >"$TMP/stdout" 2>"$TMP/stderr"
-			test $? -eq 1 && grep -q "^conform: 1 scenarios, [0-9]* statements, 0 differences" "$TMP/stdout"
+			rc=$?
+			test $rc -eq 1 && grep -q "^conform: 1 scenarios, [0-9]* statements, 0 differences" "$TMP/stdout" ||
+				{ echo "exit $rc"; cat "$TMP/stdout" "$TMP/stderr"; exit 1; }
 		'
 	else
 		test_skip "explore --replay-kernel runs as nobody" "needs root to become nobody (setpriv)"

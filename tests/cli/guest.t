@@ -50,14 +50,8 @@ test_expect "the program's status, output and error come back (stand-in)" '
 	grep -q "^a warning from the guest" "$TMP/stderr"
 '
 
-kdir=${NPG_KERNELS:-$TOP/../shared/kernels}
-image=$(ls -S "$kdir"/*bzImage* "$kdir"/vmlinuz* 2>/dev/null | tail -n 1)
-why=""
-if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
-	why="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
-elif [ -z "$image" ]; then
-	why="no kernel image in $kdir (set NPG_KERNELS)"
-else
+smallest_image
+if [ -z "$why" ]; then
 	cat >"$TMP/probe.c" <<-'EOF'
 	#include <signal.h>
 	#include <stdio.h>

@@ -105,6 +105,20 @@ reach_copy() {
 		cp "$@" "$TMP/reach/" && echo "$TMP/reach"
 }
 
+# smallest_image: the smallest kernel image of $NPG_KERNELS (default
+# ../shared/kernels) in $image, for a test that boots one under QEMU; $why
+# says why none can boot here ("" when one can)
+smallest_image() {
+	kdir=${NPG_KERNELS:-$TOP/../shared/kernels}
+	image=$(ls -S "$kdir"/*bzImage* "$kdir"/vmlinuz* 2>/dev/null | tail -n 1)
+	why=""
+	if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
+		why="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
+	elif [ -z "$image" ]; then
+		why="no kernel image in $kdir (set NPG_KERNELS)"
+	fi
+}
+
 # The real backend's tests: tasks left in the uid window [$BASE, $BASE + 4096)
 # (a task in a user namespace shows its kernel ids in /proc too)
 in_window() {

@@ -91,14 +91,7 @@ test_expect "guest with its output written in full is no error (its own status)"
 	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" expect_exit 1 "$NPG" guest --kernel "$FAKE" /bin/true
 '
 
-kdir=${NPG_KERNELS:-$TOP/../shared/kernels}
-image=$(ls -S "$kdir"/*bzImage* "$kdir"/vmlinuz* 2>/dev/null | tail -n 1)
-why=""
-if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
-	why="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
-elif [ -z "$image" ]; then
-	why="no kernel image in $kdir (set NPG_KERNELS)"
-fi
+smallest_image
 for t in "guest --kernel IMAGE -- seq >/dev/full" "conform --kernel IMAGE FILE >/dev/full" \
 	"compare IMAGE IMAGE FILE >/dev/full" "explore --replay-kernel IMAGE >/dev/full" \
 	"explore -q --replay-kernel IMAGE >/dev/full" "compare host IMAGE FILE >/dev/full"; do
