@@ -292,7 +292,7 @@ int npg_cmd_exec(int argc, char **argv)
 		case 't': session = 0; break;
 		case 'k':
 			if (strcmp(optarg, "none") != 0)
-				usage_error("--keep-caps takes only 'none'", optarg);
+				bad_value("--keep-caps", optarg, "--keep-caps takes only 'none'");
 			break;
 		case 'n': d.flags |= NPG_PRIVDROP_NO_NEW_PRIVS; break;
 		case 'l':

@@ -38,7 +38,8 @@ int npg_guest_option(struct npg_guest_opts *g, const char *cmd, int c, const cha
 	case 0x102:
 		errno = 0;
 		v = strtol(arg, &end, 10);
-		if (errno || *end || v < 1 || v > 7 * 24 * 3600) {
+		/* digits only: strtol() would take " 5" and "+5" */
+		if (errno || *end || v < 1 || v > 7 * 24 * 3600 || *arg < '0' || *arg > '9') {
 			fprintf(stderr, "nprocguard %s: bad --guest-timeout '%s' (seconds, 1 to "
 				"604800)\n", cmd, arg);
 			return -1;

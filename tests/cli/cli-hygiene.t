@@ -173,6 +173,13 @@ test_expect "exec names the option, the value and the range (exit 100)" '
 	refused 100 "nprocguard exec: bad --rlimit-nproc .1099511627777.: a count from 0 to 1099511627776" exec -u nobody -l 1099511627777 -- /bin/true &&
 	refused 100 "nprocguard exec: bad --group ..: empty (a group name, or a gid from 0 to 4294967294)" exec -u nobody -g "" -- /bin/true
 '
+test_expect "--guest-timeout and exec --keep-caps take what they say only" '
+	for v in " 5" +5 0 604801; do
+		refused 125 "nprocguard guest: bad --guest-timeout .$v. (seconds, 1 to 604800)" guest --guest-timeout "$v" --kernel /nonexistent /bin/true &&
+		refused 2 "nprocguard conform: bad --guest-timeout .$v. (seconds, 1 to 604800)" conform --guest-timeout "$v" --kernel /nonexistent "$A/01-cgiwrap.npg" || exit 1
+	done &&
+	refused 100 "nprocguard exec: bad --keep-caps ..: --keep-caps takes only .none." exec -u nobody --keep-caps "" -- /bin/true
+'
 test_expect "guest --file with an empty name is refused before anything runs" '
 	refused 125 "nprocguard guest: bad --file ..: empty (a file to copy into the guest)" guest -f "" --kernel /nonexistent /bin/true
 '
