@@ -18,7 +18,8 @@
 # follows (`identify`; NPG_IDENTIFY=0 skips it), in a second table.
 #
 # Usage: tools/conform-kernels.sh NPROCGUARD
-# Exit status: 0 no difference anywhere, 1 a difference, 2 a run gave no result.
+# Exit status: 0 no difference anywhere, 1 a difference or a failed expectation of
+# the files, 2 a run gave no result.
 set -eu
 
 bin=${1:?usage: $0 NPROCGUARD}
@@ -74,16 +75,18 @@ if [ "${2:-}" = "--one" ]; then
 	# a scenario that did not start is in no count: a clean summary with a
 	# failing exit status is no result, not a pass
 	diffs=$(echo "$sum" | sed -nE 's/^conform: [0-9]+ scenarios, [0-9]+ statements, ([0-9]+) differences.*/\1/p')
-	if [ -n "$sum" ] && [ "$rc" -ne 0 ] && [ "${diffs:-0}" -eq 0 ]; then
+	# the files' own expectations the kernel (or the model) contradicts: exit 1 too
+	failed=$(sed -nE 's/^expectations of the files: [0-9]+ checked, [0-9]+ held, ([0-9]+) failed.*/\1/p' "$out" | tail -n 1)
+	if [ -n "$sum" ] && [ "$rc" -ne 0 ] && [ "${diffs:-0}" -eq 0 ] && [ "${failed:-0}" -eq 0 ]; then
 		sum=""
 	fi
 	if [ -z "$sum" ]; then
-		printf '%s\t-\t%s\tno result (exit %s, see %s.err)\t-\t-\t-\t%s s\n' "$name" "$kind" \
+		printf '%s\t-\t%s\tno result (exit %s, see %s.err)\t-\t-\t-\t-\t%s s\n' "$name" "$kind" \
 			"$rc" "$out" "$wall" >"$logs/$name.$kind.row"
 		exit 0
 	fi
 	# conform: N scenarios, S statements, D differences, U unreproducible here, kernel R, model P
-	echo "$sum" | sed -E "s/^conform: ([0-9]+) scenarios, ([0-9]+) statements, ([0-9]+) differences, ([0-9]+) unreproducible here, kernel (.*), model (.*)$/\5${yama:+ (Yama $yama)}\t\6\t$kind\t\1\t\2\t\3\t\4\t$wall s/" \
+	echo "$sum" | sed -E "s/^conform: ([0-9]+) scenarios, ([0-9]+) statements, ([0-9]+) differences, ([0-9]+) unreproducible here, kernel (.*), model (.*)$/\5${yama:+ (Yama $yama)}\t\6\t$kind\t\1\t\2\t\3\t\4\t${failed:-0}\t$wall s/" \
 		>"$logs/$name.$kind.row"
 	exit 0
 fi
@@ -124,21 +127,21 @@ done | xargs -P "$jobs" -L 1 "$0" "$bin" --one
 status=0
 for row in "$logs"/*.row; do
 	case $row in *.identify.row) continue ;; esac
-	IFS='	' read -r kernel policy kind n s d u wall <"$row"
+	IFS='	' read -r kernel policy kind n s d u f wall <"$row"
 	if [ "$policy" = - ]; then
 		status=2
-	elif [ "$d" -gt 0 ] && [ $status -eq 0 ]; then
+	elif { [ "$d" -gt 0 ] || [ "$f" -gt 0 ]; } && [ $status -eq 0 ]; then
 		status=1
 	fi
 done
 {
-	printf 'kernel\tpolicy\tscenarios\tstatements\tdifferences\tunreproducible\twall time\n'
+	printf 'kernel\tpolicy\tscenarios\tstatements\tdifferences\tunreproducible\tfailed expectations\twall time\n'
 	for row in "$logs"/*.row; do
 		case $row in *.identify.row) continue ;; esac
-		IFS='	' read -r kernel policy kind n s d u wall <"$row"
+		IFS='	' read -r kernel policy kind n s d u f wall <"$row"
 		case $kind in random) n="$n random (seed $seed)" ;; *) n="$n files" ;; esac
 		[ "$policy" = - ] && n=$kind
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kernel" "$policy" "$n" "$s" "$d" "$u" "$wall"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kernel" "$policy" "$n" "$s" "$d" "$u" "$f" "$wall"
 	done
 } | column -t -s '	'
 if ls "$logs"/*.identify.row >/dev/null 2>&1; then

@@ -34,7 +34,8 @@ static void usage(void)
 	       " nprocguard conform [options] --random N [--seed S]\n\n"
 	       "Run each scenario on the model and on the running kernel (as root) and\n"
 	       "report, step by step, every result, credential, flag, capability set or\n"
-	       "per-user count on which they differ.\n"
+	       "per-user count on which they differ, and every expectation of the file\n"
+	       "('=> ...', the model's policy's) either contradicts.\n"
 	       "FILE '-' is standard input (once); a directory stands for the sequential\n"
 	       "*.npg files under it, sorted, symbolic links not followed.\n\n"
 	       "Options:\n"
@@ -61,9 +62,10 @@ static void usage(void)
 	       "     --guest-timeout S  give up on the guest after S seconds\n"
 	       "                        (1 to 604800, default 3600)\n"
 	       " -h, --help           display this help\n\n"
-	       "Exit status: 0 no difference, 1 a difference, 2 usage error, 3 a scenario\n"
-	       "could not run: no root, the uid window held by another run or in use, the\n"
-	       "machine's limits; with --kernel, the guest gave no result (which is said).\n"
+	       "Exit status: 0 no difference, 1 a difference or a failed expectation, 2 usage\n"
+	       "error (a bad image too) or a lost output file, 3 a scenario could not run: no\n"
+	       "root, the uid window held by another run or in use, the machine's limits;\n"
+	       "with --kernel, the guest gave no result (which is said).\n"
 	       "Interrupted by SIGINT, SIGTERM or SIGHUP, it cleans up (QEMU included) and\n"
 	       "dies of that signal (128+N in a shell).\n");
 }
@@ -83,9 +85,16 @@ struct conform_opts {
 	bool wait;
 };
 
+/* The file's own expectations (`=> ...`), checked on both sides, as `run` does */
+struct expectation_stats {
+	int checked, held, failed;
+	int unchecked;		/* decided by a machine the file does not describe */
+};
+
 struct totals {
 	int scenarios;
 	struct npg_conform_stats stats;
+	struct expectation_stats expect;
 	bool broken;		/* an internal error: exit 2 */
 	bool not_started;	/* a scenario could not start: exit 3 */
 	bool stopped;		/* out of memory or stdout failed: no point going on */
@@ -145,6 +154,24 @@ struct conform_sink {
 	void (*emit)(const struct npg_run *, const struct npg_diff *, void *);
 	void *emit_arg;
 	struct npg_conform_stats st;
+	struct expectation_stats expect;
+	/* JSON: the failed expectations, written after the differences */
+	FILE *failures;
+	char *failures_buf;
+	size_t failures_len;
+	bool first_failure;
+	/*
+	 * Both sides run under this machine's Yama and the harness's
+	 * no_new_privs, whatever the file describes: from the first step the
+	 * difference decides on (a ptrace attach or PR_SET_PTRACER under
+	 * another Yama, as run --real stops comparing there; an execve or a
+	 * check of no_new_privs under it), the file's expectations are another
+	 * machine's. The line, 0 before; and why.
+	 */
+	bool yama_differs, no_new_privs;
+	int host_yama;
+	int unchecked_line;
+	char unchecked_why[160];
 	bool both_started;
 	/* text: the unreproducible lines, held back to follow the file's summary */
 	FILE *held;
@@ -155,6 +182,7 @@ struct conform_sink {
 	bool shrinking;		/* start failures are not told */
 	struct npg_reasons *reasons;	/* NULL: not tallied (shrinking) */
 	int scenario;
+	int policy_index;	/* whose expectations the file's are: npg_expectations_of() */
 	/* a guest kept more root tasks than the file declares: how many (0: none) */
 	long root_raised, root_declared;
 };
@@ -190,6 +218,92 @@ static int conform_begin(void *arg, const struct npg_run *run)
 	return ferror(stdout) ? NPG_REPORT_WRITE_ERROR : 0;
 }
 
+/* @obs[c] failed the file's expectation: one JSON object in @cs->failures */
+static void json_failure(struct conform_sink *cs, const struct npg_run *run, int s, int c,
+			 const struct npg_obs *o)
+{
+	char label[160];
+
+	npg_stmt_label(run->sc, &run->sc->stmts[s], label, sizeof(label));
+	fprintf(cs->failures, "%s\n        {\"line\": %d, \"statement\": ",
+		cs->first_failure ? "" : ",", run->sc->stmts[s].line);
+	npg_json_string(cs->failures, label);
+	fprintf(cs->failures, ", \"side\": \"%s\", \"expected\": ", c == 0 ? "model" : "kernel");
+	npg_json_string(cs->failures, o->expected);
+	fprintf(cs->failures, ", \"got\": ");
+	npg_json_string(cs->failures, o->text);
+	fprintf(cs->failures, "}");
+	cs->first_failure = false;
+}
+
+/*
+ * The file's expectation of statement @s, for the model's policy (none
+ * where the file's `policies` leave its era out), on each side: a side
+ * that could not reproduce the statement is not checked. Failures are
+ * told -- with --quiet too, as differences are -- and fail the run.
+ */
+static void check_expectations(struct conform_sink *cs, const struct npg_run *run, int s,
+			       const struct npg_obs *obs, bool quiet)
+{
+	struct npg_obs failed[2];
+	bool any = false;
+
+	const struct npg_stmt *st = &run->sc->stmts[s];
+
+	/* a guest's own root tasks above the file's count: its expectations do not apply */
+	if (cs->root_raised && cs->policy_index >= 0 &&
+	    npg_expect_for(&st->expect, cs->policy_index)) {
+		if (!cs->unchecked_line) {
+			cs->unchecked_line = st->line;
+			snprintf(cs->unchecked_why, sizeof(cs->unchecked_why), "root has %ld tasks "
+				 "outside the scenario in this guest, the file declares %ld",
+				 cs->root_raised, cs->root_declared);
+		}
+		cs->expect.unchecked++;
+		return;
+	}
+	if (!obs[0].expected && !obs[1].expected)
+		return;
+	if (!cs->unchecked_line && cs->yama_differs && st->kind == NPG_STMT_STEP &&
+	    ((st->op.code == NPG_OP_PTRACE && st->op.value != NPG_PTRACE_DETACH) ||
+	     st->op.code == NPG_OP_PTRACER)) {
+		cs->unchecked_line = st->line;
+		snprintf(cs->unchecked_why, sizeof(cs->unchecked_why), "the file's Yama (ptrace_scope "
+			 "%d, -1: none) is not this machine's (%d)", run->sc->yama_scope,
+			 cs->host_yama);
+	}
+	if (!cs->unchecked_line && cs->no_new_privs &&
+	    ((st->kind == NPG_STMT_STEP && st->op.code == NPG_OP_EXECVE) ||
+	     (st->kind == NPG_STMT_CHECK && st->check == NPG_CHECK_NO_NEW_PRIVS))) {
+		cs->unchecked_line = st->line;
+		snprintf(cs->unchecked_why, sizeof(cs->unchecked_why), "this process runs with "
+			 "no_new_privs, and so do the tasks");
+	}
+	if (cs->unchecked_line) {
+		cs->expect.unchecked++;
+		return;
+	}
+	cs->expect.checked++;
+	for (int c = 0; c < 2; c++) {
+		failed[c] = obs[c];
+		/* only the failures: npg_report_mismatches() tells unreproducible ones too */
+		failed[c].unreproducible = false;
+		failed[c].ok = obs[c].ok || obs[c].unreproducible;
+		any |= !failed[c].ok;
+		if (!failed[c].ok && cs->failures)
+			json_failure(cs, run, s, c, &obs[c]);
+	}
+	if (!any) {
+		cs->expect.held++;
+		return;
+	}
+	cs->expect.failed++;
+	if (quiet && !cs->json) {
+		npg_progress_clear(&progress);
+		npg_report_mismatches(stdout, run, s, failed);
+	}
+}
+
 static int conform_statement(void *arg, const struct npg_run *run, int s,
 			     const struct npg_obs *obs)
 {
@@ -197,6 +311,10 @@ static int conform_statement(void *arg, const struct npg_run *run, int s,
 
 	if (!cs->both_started)
 		return 0;
+	if (!cs->shrinking)
+		check_expectations(cs, run, s, obs, !cs->held);
+	if (cs->failures && ferror(cs->failures))
+		return NPG_REPORT_NO_MEMORY;
 	if (npg_conform_diff(run, s, obs, 0, 1, cs->emit, cs->emit_arg, &cs->st) < 0)
 		return NPG_REPORT_NO_MEMORY;
 	if (cs->reasons && (obs[0].unreproducible || obs[1].unreproducible) &&
@@ -229,6 +347,7 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 	be[1].yama_fixed = true;
 	snprintf(be[0].label, sizeof(be[0].label), "model %s", o->policy->name);
 	pi = npg_expectations_of(sc, o->policy);
+	cs->policy_index = pi;
 	cols[0] = (struct npg_column){ .backend = &be[0], .policy_index = pi };
 	cols[1] = (struct npg_column){ .backend = &be[1], .policy_index = pi };
 	rc = npg_run_scenario(&run, sc, cols, 2, &sink);
@@ -247,6 +366,9 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 {
 	struct conform_sink cs = { .json = o->fmt == NPG_FORMAT_JSON,
 				   .first_file = tot->first_json,
+				   .yama_differs = sc->yama_scope != o->host.yama_scope,
+				   .host_yama = o->host.yama_scope,
+				   .no_new_privs = o->host.no_new_privs,
 				   .reasons = &tot->reasons, .scenario = tot->attempted++ };
 	struct npg_conform_stats *st = &cs.st;
 	int rc;
@@ -254,6 +376,12 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 	if (cs.json) {
 		cs.emit = emit_json;
 		cs.emit_arg = &cs.first_diff;
+		cs.first_failure = true;
+		cs.failures = open_memstream(&cs.failures_buf, &cs.failures_len);
+		if (!cs.failures) {
+			fprintf(stderr, "nprocguard conform: %s: out of memory\n", sc->file);
+			return -1;
+		}
 	} else {
 		cs.emit = emit_text;
 	}
@@ -267,19 +395,17 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 	rc = run_both(o, sc, &cs);
 	if (cs.held && fclose(cs.held) != 0 && rc == 0)
 		rc = NPG_REPORT_NO_MEMORY;
-	if (rc == NPG_RUN_NO_MEMORY || rc == NPG_REPORT_NO_MEMORY) {
-		fprintf(stderr, "nprocguard conform: %s: out of memory\n", sc->file);
+	if (cs.failures && fclose(cs.failures) != 0 && rc == 0)
+		rc = NPG_REPORT_NO_MEMORY;
+	if (rc == NPG_RUN_NO_MEMORY || rc == NPG_REPORT_NO_MEMORY || rc == NPG_REPORT_WRITE_ERROR ||
+	    rc == NPG_RUN_NOT_STARTED) {
+		if (rc == NPG_RUN_NO_MEMORY || rc == NPG_REPORT_NO_MEMORY)
+			fprintf(stderr, "nprocguard conform: %s: out of memory\n", sc->file);
+		/* a write error is said at exit, for every subcommand */
+		tot->not_started |= rc == NPG_RUN_NOT_STARTED;
 		free(cs.held_buf);
-		return -1;
-	}
-	if (rc == NPG_REPORT_WRITE_ERROR) {
-		free(cs.held_buf);
-		return -1;	/* said at exit, for every subcommand */
-	}
-	if (rc == NPG_RUN_NOT_STARTED) {
-		tot->not_started = true;
-		free(cs.held_buf);
-		return 0;
+		free(cs.failures_buf);
+		return rc == NPG_RUN_NOT_STARTED ? 0 : -1;
 	}
 	if (cs.json) {
 		printf("],\n     \"statements\": %d, \"agree\": %d, \"differ\": %d, "
@@ -288,20 +414,37 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 		if (cs.root_raised)
 			printf(", \"root_procs\": %ld, \"root_procs_declared\": %ld", cs.root_raised,
 			       cs.root_declared);
-		printf("}");
+		printf(",\n     \"expectations\": %d, \"expectations_held\": %d, "
+		       "\"expectations_failed\": %d, \"expectations_unchecked\": %d, "
+		       "\"failed_expectations\": [", cs.expect.checked, cs.expect.held,
+		       cs.expect.failed, cs.expect.unchecked);
+		fwrite(cs.failures_buf, 1, cs.failures_len, stdout);
+		printf("]}");
 		tot->first_json = false;
 	} else if (!o->quiet) {
 		npg_safe_fputs(sc->file, stdout);
-		printf(": %d statements: %d agree, %d differ, %d unreproducible here\n",
-		       st->statements, st->agree, st->differ, st->unreproducible);
+		printf(": %d statements: %d agree, %d differ, %d unreproducible here", st->statements,
+		       st->agree, st->differ, st->unreproducible);
+		if (cs.expect.checked)
+			printf("; %d expectations: %d held, %d failed", cs.expect.checked,
+			       cs.expect.held, cs.expect.failed);
+		if (cs.expect.unchecked)
+			printf("; %d expectations from line %d on not checked: %s", cs.expect.unchecked,
+			       cs.unchecked_line, cs.unchecked_why);
+		putchar('\n');
 		if (cs.root_raised)
 			printf("  root has %ld tasks outside the scenario in this guest, the file "
 			       "declares %ld: the model started from %ld, and the file's expectations "
 			       "do not apply\n", cs.root_raised, cs.root_declared, cs.root_raised);
-		if (st->unreproducible)
+		if (st->unreproducible || cs.expect.failed)
 			fwrite(cs.held_buf, 1, cs.held_len, stdout);
 	}
 	free(cs.held_buf);
+	free(cs.failures_buf);
+	tot->expect.checked += cs.expect.checked;
+	tot->expect.held += cs.expect.held;
+	tot->expect.failed += cs.expect.failed;
+	tot->expect.unchecked += cs.expect.unchecked;
 	tot->scenarios++;
 	tot->stats.statements += st->statements;
 	tot->stats.agree += st->agree;
@@ -715,7 +858,9 @@ int npg_cmd_conform(int argc, char **argv)
 			printf(", \"statements\": %ld, \"scenarios\": %ld}", tot.reasons.r[i].statements,
 			       tot.reasons.r[i].scenarios);
 		}
-		printf("]}\n}\n");
+		printf("], \"expectations\": %d, \"expectations_held\": %d, \"expectations_failed\": %d, "
+		       "\"expectations_unchecked\": %d}\n}\n", tot.expect.checked, tot.expect.held,
+		       tot.expect.failed, tot.expect.unchecked);
 	} else {
 		/* per statement they are told only without --quiet, and never for --random */
 		if (random_n > 0 || o.quiet)
@@ -723,6 +868,11 @@ int npg_cmd_conform(int argc, char **argv)
 		struct npg_config in_use = { .policy = o.policy };
 		char spec[1024];
 
+		if (tot.expect.checked || tot.expect.unchecked)
+			printf("expectations of the files: %d checked, %d held, %d failed, %d not "
+			       "checked (another machine's: Yama, no_new_privs, root's count)\n",
+			       tot.expect.checked, tot.expect.held, tot.expect.failed,
+			       tot.expect.unchecked);
 		/* the policy and every rule that differs from its own: what was compared */
 		npg_rules_for_policy(o.policy, o.release, &in_use.rules);
 		npg_config_format(&in_use, spec, sizeof(spec));
@@ -736,5 +886,6 @@ int npg_cmd_conform(int argc, char **argv)
 	/* a scenario that did not run leaves the answer incomplete: that outranks a difference */
 	if (tot.not_started)
 		return NPG_EXIT_NOT_RUN;
-	return tot.stats.differ ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+	/* an expectation the kernel (or the model) contradicts fails the run, as in `run` */
+	return tot.stats.differ || tot.expect.failed ? NPG_EXIT_FAILED : NPG_EXIT_OK;
 }
