@@ -10,10 +10,11 @@ DESTDIR   ?=
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-PKGS      := smartcols libcap libseccomp libbpf
+# zlib: src/guest/image.c reads a gzip-compressed kernel's ELF header
+PKGS      := smartcols libcap libseccomp libbpf zlib
 # What is missing, said in one line instead of a screen of pkg-config errors
 # per file; the goals that install it (or need nothing) go ahead.
-NPG_MISSING := $(if $(shell command -v pkg-config),$(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,lib$(p:lib%=%)-dev)),pkg-config)
+NPG_MISSING := $(if $(shell command -v pkg-config),$(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(if $(filter zlib,$(p)),zlib1g-dev,lib$(p:lib%=%)-dev))),pkg-config)
 ifneq ($(strip $(NPG_MISSING)),)
 ifeq ($(filter deps demo check clean,$(MAKECMDGOALS)),)
 $(error missing build dependencies: $(strip $(NPG_MISSING)); `make deps` installs them (as root, on Debian))

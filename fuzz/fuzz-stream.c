@@ -13,6 +13,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,11 +26,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* what reaches the user's terminal: no escape sequence of the guest's */
+static bool has_control(const char *s, bool newlines_allowed)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && !(newlines_allowed && (*p == '\n' || *p == '\t'))) || *p == 0x7f)
+			return true;
+	return false;
+}
+
 static void check_status(const struct npg_guest_status *s)
 {
 	if (s->state < NPG_GUEST_BOOTING || s->state > NPG_GUEST_FAILED ||
 	    s->linelen >= sizeof(s->line) || !memchr(s->release, '\0', sizeof(s->release)) ||
-	    !memchr(s->error, '\0', sizeof(s->error)))
+	    !memchr(s->error, '\0', sizeof(s->error)) || has_control(s->release, false) ||
+	    has_control(s->error, false))
 		abort();
 }
 
@@ -41,16 +52,17 @@ static void diagnose(const uint8_t *data, size_t size)
 	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	for (int timed_out = 0; timed_out < 2; timed_out++) {
-		memset(out, 'x', sizeof(out));
-		npg_guest_diagnose(path, timed_out, 12.0, out, sizeof(out));
-		if (!memchr(out, '\0', sizeof(out)))
-			abort();
-		/* and a caller's small buffer */
-		npg_guest_diagnose(path, timed_out, 1e9, out, 8);
-		if (!memchr(out, '\0', 8))
-			abort();
-	}
+	for (int state = NPG_GUEST_BOOTING; state <= NPG_GUEST_FAILED; state++)
+		for (int timed_out = 0; timed_out < 2; timed_out++) {
+			memset(out, 'x', sizeof(out));
+			npg_guest_diagnose(path, state, timed_out, 12.0, out, sizeof(out));
+			if (!memchr(out, '\0', sizeof(out)) || has_control(out, true))
+				abort();
+			/* and a caller's small buffer */
+			npg_guest_diagnose(path, state, timed_out, 1e9, out, 8);
+			if (!memchr(out, '\0', 8))
+				abort();
+		}
 	close(fd);
 }
 

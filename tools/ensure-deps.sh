@@ -2,12 +2,13 @@
 # Make sure the build and test dependencies are there. On Debian, as root,
 # install what is missing; elsewhere say what to install and fail.
 set -eu
-PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev libbpf-dev clang jq perl procps util-linux qemu-system-x86 libcap2-bin"
+PKGS="build-essential pkg-config libsmartcols-dev libcap-dev libseccomp-dev libbpf-dev zlib1g-dev clang jq perl procps util-linux qemu-system-x86 libcap2-bin"
 missing=""
 pkg-config --exists smartcols 2>/dev/null || missing="$missing libsmartcols-dev"
 pkg-config --exists libcap 2>/dev/null || missing="$missing libcap-dev"
 pkg-config --exists libseccomp 2>/dev/null || missing="$missing libseccomp-dev"
 pkg-config --exists libbpf 2>/dev/null || missing="$missing libbpf-dev"
+pkg-config --exists zlib 2>/dev/null || missing="$missing zlib1g-dev"	# guest/image.c
 command -v clang >/dev/null 2>&1 || missing="$missing clang"	# the BPF task iterator
 command -v cc >/dev/null 2>&1 || missing="$missing build-essential"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"

@@ -79,6 +79,12 @@ int npg_check_textfile(const char *cmd, const char *path);
 void npg_textfile_failed(const char *cmd, const char *why);
 /* --user of @cmd: a user name or a uid (digits only, below 2^32-1); -1 (reported) if neither */
 int npg_parse_user(const char *cmd, const char *arg, uint32_t *uid);
+/*
+ * -o DIR (@opt as the user gave it) of @cmd, before any work: a directory
+ * we may write into, made (one level, as mkdir(1)) when nothing is there.
+ * -1 (said) if refused.
+ */
+int npg_out_dir(const char *cmd, const char *opt, const char *dir);
 /* Probe the host for the real backend: root, /proc. Reports and returns -1 if unusable. */
 int npg_real_preflight(struct npg_host *host);
 /* Hold the uid window's lock for the rest of the process (see uidlock.h);

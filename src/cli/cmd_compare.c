@@ -44,7 +44,8 @@ static void usage(void)
 	       " -r, --random N       generate N random scenarios instead of reading files\n"
 	       "                      (1 to 1000000)\n"
 	       " -s, --seed S         seed for --random (0 to 2^64-1, default 1)\n"
-	       " -o, --out DIR        where minimal differing scenarios go (default .)\n"
+	       " -o, --out DIR        where minimal differing scenarios go (default .; made if\n"
+	       "                      missing)\n"
 	       " -j, --jobs N         kernels run at once, 1 or 2 (default 1; TCG takes a\n"
 	       "                      host core per guest)\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
@@ -179,19 +180,6 @@ static int record_here(const struct opts *o, int argc, char **argv)
 }
 
 /* --- the two kernels --- */
-
-/* --out must be a directory we can write files into */
-static int check_outdir(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) < 0) {
-		fprintf(stderr, "nprocguard compare: --out %s: %s\n", dir,
-			errno ? strerror(errno) : strerror(ENOTDIR));
-		return -1;
-	}
-	return 0;
-}
 
 /* A minimal scenario: shrunk for one or more kinds of difference */
 struct minimal {
@@ -570,7 +558,7 @@ int npg_cmd_compare(int argc, char **argv)
 			"--random N\n");
 		npg_usage_error("compare");
 	}
-	if (o.random_n > 0 && check_outdir(o.outdir) < 0)
+	if (o.random_n > 0 && npg_out_dir("compare", "--out", o.outdir) < 0)
 		return NPG_EXIT_USAGE;
 	/* the files before any kernel line is printed: a bad one is a usage error */
 	if (o.random_n < 0 &&

@@ -4,6 +4,7 @@
  * are generated, and any that disagrees is shrunk and written out.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,8 @@ static void usage(void)
 	       " -r, --random N       generate N random scenarios instead of reading files\n"
 	       "                      (1 to 10000000)\n"
 	       " -s, --seed S         seed for --random (0 to 2^64-1, default 1)\n"
-	       " -o, --out DIR        where shrunk differing random scenarios go (default .)\n"
+	       " -o, --out DIR        where shrunk differing random scenarios go (default .;\n"
+	       "                      made if missing; with --kernel, this machine's DIR)\n"
 	       " -q, --quiet          print only differences and the summary\n"
 	       "     --kernel IMAGE   boot the x86_64 kernel IMAGE under QEMU and compare\n"
 	       "                      there, as root in a minimal initramfs; the model is\n"
@@ -483,41 +485,34 @@ static bool still_differs(const char *text, void *arg)
 	return differences_in(ctx->o, "shrinking", text, &parsed) > 0 && parsed;
 }
 
+/*
+ * The shrunk scenario, whole or not at all: written beside its name and
+ * renamed (a guest's /init sends back only whole files). -1 (said) if not.
+ */
 static int write_shrunk(const char *dir, uint64_t seed, int n, const char *text)
 {
-	char path[4096];
+	char path[4096], part[4200];
+	int fd;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/conform-random-%llu-%d.npg", dir, (unsigned long long)seed, n);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "nprocguard conform: %s: %s\n", path, strerror(errno));
+	snprintf(part, sizeof(part), "%s/.conform-random-%llu-%d.npg.%d", dir,
+		 (unsigned long long)seed, n, (int)getpid());
+	fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		fprintf(stderr, "nprocguard conform: %s: %s\n", part, strerror(errno));
+		if (fd >= 0)
+			close(fd), unlink(part);
 		return -1;
 	}
 	fprintf(f, "# Shrunk from 'nprocguard conform --random' (seed %llu, scenario %d):\n"
 		"# the model and the kernel disagreed on this.\n%s", (unsigned long long)seed, n, text);
-	fclose(f);
+	if (ferror(f) | (fclose(f) != 0) || rename(part, path) < 0) {
+		fprintf(stderr, "nprocguard conform: %s: %s\n", path, strerror(errno));
+		unlink(part);
+		return -1;
+	}
 	fprintf(stderr, "nprocguard conform: wrote %s\n", path);
-	return 0;
-}
-
-/* --out must be a directory we can write files into */
-static int check_outdir(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st) < 0) {
-		fprintf(stderr, "nprocguard conform: --out %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "nprocguard conform: --out %s: %s\n", dir, strerror(ENOTDIR));
-		return -1;
-	}
-	if (access(dir, W_OK | X_OK) < 0) {
-		fprintf(stderr, "nprocguard conform: --out %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 
@@ -572,7 +567,8 @@ static int conform_random(const struct conform_opts *o, int count, uint64_t seed
 
 				fprintf(stderr, "nprocguard conform: scenario %d differs; shrunk in %d tries "
 					"to:\n%s", n, tries, text);
-				write_shrunk(outdir, seed, n, text);
+				if (write_shrunk(outdir, seed, n, text) < 0)
+					tot->broken = true;	/* lost output: exit 2 */
 			}
 		}
 		npg_scenario_free(sc);
@@ -765,13 +761,16 @@ int npg_cmd_conform(int argc, char **argv)
 		npg_usage_error("conform");
 	}
 	/* before any scenario runs, not after the first difference */
-	if (random_n > 0 && check_outdir(outdir) < 0)
+	if (random_n > 0 && npg_out_dir("conform", "--out", outdir) < 0)
 		return NPG_EXIT_USAGE;
 	/* directories and "-" here, on this machine: the guest gets the files */
 	if (nfiles > 0 && npg_scenario_files("conform", argv + optind, nfiles, false, &files) < 0)
 		return NPG_EXIT_USAGE;
-	if (guest.kernel)	/* the same, inside that kernel under QEMU */
+	if (guest.kernel) {	/* the same, inside that kernel under QEMU */
+		/* what the guest writes to --out comes back here, where the user meant */
+		guest.out_dir = random_n > 0 ? outdir : NULL;
 		return conform_in_guest(&guest, argv, optind, &files);
+	}
 	if (npg_real_preflight(&o.host) < 0)
 		return NPG_EXIT_NOT_RUN;
 	if (npg_real_claim_window("conform", o.uid_base, o.wait) < 0)

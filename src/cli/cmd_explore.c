@@ -20,6 +20,7 @@
 #include "explore/program.h"
 #include "explore/search.h"
 #include "explore/trace.h"
+#include "guest/guest.h"
 #include "model/policy.h"
 
 #define EXIT_BOUNDED 3		/* a bound stopped a search before a verdict */
@@ -67,6 +68,7 @@ static void usage(void)
 	       "                           and every step of every state is taken\n"
 	       "     --no-sleep-sets       take a transition even when a sibling already did\n"
 	       " -o, --out DIR             write each counterexample as DIR/NAME.POLICY.PROPERTY.npg and .dot\n"
+	       "                           (DIR made if missing)\n"
 	       "     --replay-kernel IMAGE replay every counterexample on the x86_64 kernel IMAGE\n"
 	       "                           under QEMU (conform --kernel IMAGE --policy NAME): needs\n"
 	       "                           one --policy and qemu-system-x86_64, not root (root\n"
@@ -256,6 +258,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			"conform compares the kernel with\n");
 		npg_usage_error("explore");
 	}
+	/* before the search, not after it: a bad image is no disagreement */
+	if (o->replay_kernel && npg_guest_check_image(o->replay_kernel, "explore", "--replay-kernel") < 0)
+		return -1;
+	if (o->out_dir && npg_out_dir("explore", "--out", o->out_dir) < 0)
+		return -1;
 	if (o->x.nprops == 0)
 		for (int i = 0; i < NPG_NBUILTIN; i++)
 			npg_prop_parse(npg_builtin_names[i], &o->x.props[o->x.nprops++]);

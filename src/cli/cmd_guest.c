@@ -4,6 +4,7 @@
  * dynamic program (an exported kselftest, a probe): its output comes back
  * as it is written, its exit status becomes ours.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -22,6 +23,35 @@
 #define GUEST_EXIT_FAILED 125	/* usage error, or the guest gave no result */
 
 #define FILES_MAX 256
+#define ENV_MAX 1024
+
+/* --env NAME=VALUE, or NAME for ours: "NAME=VALUE" in @out (allocated); -1 (said) if refused */
+static int env_option(const char *arg, char **out)
+{
+	size_t len = strcspn(arg, "=");
+	const char *value;
+
+	if (len == 0 || (!isalpha((unsigned char)arg[0]) && arg[0] != '_') ||
+	    strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != len) {
+		fprintf(stderr, "nprocguard guest: bad --env '%s': NAME=VALUE or NAME, a NAME of "
+			"letters, digits and '_', not starting with a digit\n", arg);
+		return -1;
+	}
+	if (arg[len] == '=') {
+		*out = strdup(arg);
+	} else if (!(value = getenv(arg))) {
+		fprintf(stderr, "nprocguard guest: --env %s: %s is not set here (give --env %s=VALUE)\n",
+			arg, arg, arg);
+		return -1;
+	} else if (asprintf(out, "%s=%s", arg, value) < 0) {
+		*out = NULL;
+	}
+	if (!*out) {
+		fprintf(stderr, "nprocguard guest: --env: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
 
 static void usage(void)
 {
@@ -35,10 +65,16 @@ static void usage(void)
 	       "Options:\n"
 	       "     --kernel IMAGE   the kernel to boot (required)\n"
 	       " -f, --file PATH      copy PATH into the guest at the same path (repeatable)\n"
+	       " -e, --env NAME=VALUE set NAME in PROGRAM's environment; --env NAME passes\n"
+	       "                      ours (repeatable)\n"
 	       "     --accel tcg|kvm  QEMU's accelerator (default tcg)\n"
 	       "     --guest-timeout S  give up on the guest after S seconds\n"
 	       "                        (1 to 604800, default 3600)\n"
 	       " -h, --help           display this help\n\n"
+	       "PROGRAM's environment is not ours: it holds HOME=/ and TERM=linux (from the\n"
+	       "kernel), TMPDIR=/npg-tmp (a tmpfs), NPG_PROGRESS=0, NPG_GUEST_KERNEL=1,\n"
+	       "NPG_GUEST_REAPED=/npg-reaped (the orphans /init reaped), and no PATH; then\n"
+	       "each --env, in order (a later one wins, /init's own included).\n\n"
 	       "Exit status: PROGRAM's; 128+N when signal N killed it; 126 it could not be\n"
 	       "run in the guest, 127 it was not found there; 125 a usage error, or the\n"
 	       "guest gave no result (QEMU missing, a panic, a hang: said on stderr);\n"
@@ -76,19 +112,20 @@ int npg_cmd_guest(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
+		{ "env", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		NPG_GUEST_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct npg_guest_opts guest = { 0 };
 	struct npg_guest_result res;
-	char *files[FILES_MAX], prog[PATH_MAX], cwd[PATH_MAX];
-	struct npg_initramfs_spec spec = { .exe = prog, .cwd = cwd, .files = files };
+	char *files[FILES_MAX], *env[ENV_MAX], prog[PATH_MAX], cwd[PATH_MAX];
+	struct npg_initramfs_spec spec = { .exe = prog, .cwd = cwd, .files = files, .env = env };
 	struct stat sb;
 	int c, ret = GUEST_EXIT_FAILED;
 
 	/* "+": the program's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:e:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (spec.nfiles == FILES_MAX) {
@@ -108,6 +145,15 @@ int npg_cmd_guest(int argc, char **argv)
 			}
 			files[spec.nfiles++] = optarg;
 			break;
+		case 'e':
+			if (spec.nenv == ENV_MAX) {
+				fprintf(stderr, "nprocguard guest: more than %d --env\n", ENV_MAX);
+				usage_error();
+			}
+			if (env_option(optarg, &env[spec.nenv]) < 0)
+				usage_error();
+			spec.nenv++;
+			break;
 		case 'h':
 			usage();
 			return NPG_EXIT_OK;
@@ -125,19 +171,19 @@ int npg_cmd_guest(int argc, char **argv)
 		fprintf(stderr, "nprocguard guest: give --kernel IMAGE and a PROGRAM to run\n");
 		usage_error();
 	}
-	if (npg_guest_check_image(guest.kernel, "guest") < 0)
-		return GUEST_EXIT_FAILED;
+	if (npg_guest_check_image(guest.kernel, "guest", "--kernel") < 0)
+		goto out;
 	if (find_program(argv[optind], prog) < 0 || stat(prog, &sb) < 0) {
 		fprintf(stderr, "nprocguard guest: %s: %s\n", argv[optind], strerror(errno));
-		return GUEST_EXIT_FAILED;
+		goto out;
 	}
 	if (!S_ISREG(sb.st_mode) || !(sb.st_mode & 0111)) {
 		fprintf(stderr, "nprocguard guest: %s: not an executable file\n", argv[optind]);
-		return GUEST_EXIT_FAILED;
+		goto out;
 	}
 	if (!getcwd(cwd, sizeof(cwd))) {
 		fprintf(stderr, "nprocguard guest: cannot find this directory: %s\n", strerror(errno));
-		return GUEST_EXIT_FAILED;
+		goto out;
 	}
 	spec.argv = argv + optind;
 	spec.argc = argc - optind;
@@ -147,5 +193,8 @@ int npg_cmd_guest(int argc, char **argv)
 		ret = res.signal ? 128 + res.signal : res.exit_status;
 	npg_closeout_lost(res.out_errno);	/* the program's output: exit 2 at exit */
 	npg_guest_release_signals();
+out:
+	for (int i = 0; i < spec.nenv; i++)
+		free(env[i]);
 	return ret;
 }

@@ -30,8 +30,14 @@ int npg_side_open(struct npg_side *s, const char *arg, const char *cmd)
 		snprintf(s->release, sizeof(s->release), "%s", u.release);
 		snprintf(s->version, sizeof(s->version), "%s", u.version);
 	} else {
-		if (npg_guest_check_image(arg, cmd) < 0)
+		char why[512];
+
+		/* the argument as given: it is no option's value */
+		if (npg_image_check(arg, why, sizeof(why)) < 0) {
+			fprintf(stderr, "nprocguard %s: %s: %s (a KERNEL is 'host' or a kernel "
+				"image)\n", cmd, arg[0] ? arg : "''", why);
 			return -1;
+		}
 		if (npg_image_release(arg, s->release, sizeof(s->release), s->version,
 				      sizeof(s->version)) < 0) {
 			fprintf(stderr, "nprocguard %s: %s: not an x86 kernel image (no setup header "

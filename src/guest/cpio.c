@@ -121,20 +121,35 @@ int npg_cpio_data(struct npg_cpio *c, const char *path, unsigned mode, const voi
 	return pad4(c);
 }
 
+/* Why @src is no file to copy into an archive, or NULL: it is, and @fd holds it open */
+static const char *open_regular(const char *src, int *fd, struct stat *sb)
+{
+	*fd = -1;
+	/* not opened unless a regular file: a FIFO would block, a device act */
+	if (stat(src, sb) < 0)
+		return strerror(errno);
+	if (!S_ISREG(sb->st_mode))
+		return "not a regular file";
+	*fd = open(src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (*fd < 0 || fstat(*fd, sb) < 0)
+		return strerror(errno);
+	if (!S_ISREG(sb->st_mode))
+		return "not a regular file";
+	if (sb->st_size > NPG_CPIO_FILE_MAX)
+		return "larger than 128 MiB, more than a guest holds";
+	return NULL;
+}
+
 int npg_cpio_file(struct npg_cpio *c, const char *path, unsigned mode, const char *src)
 {
-	int fd = open(src, O_RDONLY | O_CLOEXEC);
 	struct stat sb;
 	char *buf = NULL;
 	ssize_t n = 0;
-	int ret = -1;
+	int ret = -1, fd;
+	const char *why = open_regular(src, &fd, &sb);
 
-	if (fd < 0 || fstat(fd, &sb) < 0) {
-		snprintf(c->error, sizeof(c->error), "%s: %s", src, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		snprintf(c->error, sizeof(c->error), "%s: not a regular file", src);
+	if (why) {
+		snprintf(c->error, sizeof(c->error), "%s: %s", src, why);
 		goto out;
 	}
 	buf = malloc(sb.st_size ? (size_t)sb.st_size : 1);

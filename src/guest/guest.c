@@ -6,6 +6,7 @@
  * guest's conform's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
@@ -113,28 +114,27 @@ static void guest_failed(const struct npg_qemu_result *r, const char *console, c
 	if (r->status.state == NPG_GUEST_FAILED) {
 		fprintf(stderr, "nprocguard %s: the guest's /init failed: %s\n", cmd, r->status.error);
 	} else if (r->status.state == NPG_GUEST_RUNNING) {
-		npg_guest_diagnose(console, r->timed_out, r->seconds, why, sizeof(why));
+		npg_guest_diagnose(console, r->status.state, r->timed_out, r->seconds, why, sizeof(why));
 		fprintf(stderr, "nprocguard %s: the program was running in the guest (%s) but "
 			"gave no exit status: %s\n", cmd, r->status.release, why);
 	} else if (!r->timed_out && WIFEXITED(r->qemu_status) && WEXITSTATUS(r->qemu_status) != 0) {
 		fprintf(stderr, "nprocguard %s: QEMU could not boot the image (exit status %d; "
 			"its own message is above)\n", cmd, WEXITSTATUS(r->qemu_status));
 	} else {
-		npg_guest_diagnose(console, r->timed_out, r->seconds, why, sizeof(why));
+		npg_guest_diagnose(console, r->status.state, r->timed_out, r->seconds, why, sizeof(why));
 		fprintf(stderr, "nprocguard %s: %s\n", cmd, why);
 	}
 }
 
-int npg_guest_check_image(const char *image, const char *cmd)
+int npg_guest_check_image(const char *image, const char *cmd, const char *what)
 {
-	struct stat sb = { 0 };
+	char why[512];
 
-	if (stat(image, &sb) < 0 || access(image, R_OK) < 0 || !S_ISREG(sb.st_mode)) {
-		fprintf(stderr, "nprocguard %s: --kernel %s: %s\n", cmd, image,
-			S_ISDIR(sb.st_mode) ? "a directory, not a kernel image" : strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (npg_image_check(image, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "nprocguard %s: %s%s%s: %s\n", cmd, what ? what : "", what ? " " : "",
+		image[0] ? image : "''", why);
+	return -1;
 }
 
 int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_spec *spec,
@@ -150,10 +150,19 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 		.qemu = getenv("NPROCGUARD_QEMU"), .initrd = initrd, .console_log = console,
 		.out_fd = out_fd, .err_fd = err_fd,
 	};
+	struct npg_guest_files files = { .dirfd = -1, .fd = -1, .dir = spec->out_dir };
 	struct npg_qemu_result r;
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
+	if (spec->out_dir) {
+		files.dirfd = open(spec->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (files.dirfd < 0) {
+			fprintf(stderr, "nprocguard %s: %s: %s\n", cmd, spec->out_dir, strerror(errno));
+			return -1;
+		}
+		q.files = &files;
+	}
 	if (spec->cache_base && npg_cache_dir(cache, sizeof(cache)) < 0) {
 		fprintf(stderr, "nprocguard %s: cache directory %s: %s\n", cmd, cache, strerror(errno));
 		return -1;
@@ -166,18 +175,27 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 	}
 	snprintf(initrd, sizeof(initrd), "%s/initramfs.cpio", tmp);
 	snprintf(console, sizeof(console), "%s/console.log", tmp);
-	if (npg_initramfs_write(spec, cache, initrd, err, sizeof(err)) < 0) {
+	if (npg_initramfs_write(spec, cache, initrd, err, sizeof(err)) < 0 &&
+	    !npg_guest_pending_signal()) {
 		fprintf(stderr, "nprocguard %s: initramfs: %s\n", cmd, err);
 		goto clean;
 	}
-	if (npg_guest_pending_signal())
+	if (npg_guest_pending_signal()) {
+		fprintf(stderr, "nprocguard %s: interrupted before the guest started\n", cmd);
 		goto clean;
+	}
 	if (npg_qemu_run(&q, &r, err, sizeof(err)) < 0) {
 		fprintf(stderr, "nprocguard %s: %s\n", cmd, err);
 		goto clean;
 	}
 	snprintf(res->release, sizeof(res->release), "%s", r.status.release);
 	res->out_errno = r.out_errno;
+	res->files = files.received;
+	if (files.error[0]) {
+		fprintf(stderr, "nprocguard %s: a file the guest sent back was not written: %s\n", cmd,
+			files.error);
+		res->lost_files = true;
+	}
 	if (r.signal) {
 		fprintf(stderr, "nprocguard %s: interrupted: the guest was stopped\n", cmd);
 	} else if (r.status.state == NPG_GUEST_DONE) {
@@ -189,6 +207,8 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 	}
 clean:
 	nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	if (files.dirfd >= 0)
+		close(files.dirfd);
 	return ret;
 }
 
@@ -218,7 +238,7 @@ int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int ar
 	int ret = NPG_GUEST_NO_RESULT;	/* unless the guest's command gives its own */
 
 	*out_errno = 0;
-	if (npg_guest_check_image(g->kernel, cmd) < 0)
+	if (npg_guest_check_image(g->kernel, cmd, "--kernel") < 0)
 		return 2;
 	if (npg_guest_self(&spec, exe, sizeof(exe), cwd, sizeof(cwd), cmd) < 0)
 		return NPG_GUEST_NO_RESULT;
@@ -226,6 +246,7 @@ int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int ar
 	spec.argv = gargv;
 	spec.files = argv + optind_;
 	spec.nfiles = argc - optind_;
+	spec.out_dir = g->out_dir;
 	if (spec.argc < 0) {
 		fprintf(stderr, "nprocguard %s: more than %d arguments for the guest\n", cmd, ARGV_MAX);
 		return 2;
@@ -238,6 +259,9 @@ int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int ar
 				"signal %d\n", cmd, res.release, res.signal);
 		else
 			ret = res.exit_status;
+		/* a shrunk scenario lost here is lost output, as a write error */
+		if (res.lost_files)
+			ret = 2;
 	}
 	*out_errno = res.out_errno;
 	npg_guest_release_signals();

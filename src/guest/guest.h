@@ -19,6 +19,8 @@
 #include <stdio.h>
 
 /* --- cpio.c --- */
+#define NPG_CPIO_FILE_MAX (128 << 20)	/* bytes of one file copied in (the guest has 512 MiB) */
+
 struct npg_cpio {
 	FILE *f;
 	uint64_t hash;		/* FNV-1a of every byte written */
@@ -51,6 +53,15 @@ struct npg_initramfs_spec {
 	int argc;
 	char **files;		/* scenario files to copy, at their host paths */
 	int nfiles;
+	char **env;		/* NAME=VALUE for the program, after /init's own */
+	int nenv;
+	/*
+	 * A directory the program writes files to (as it names it, from @cwd):
+	 * made in the guest, and what appears in it is sent back as it comes
+	 * (/init polls it every second, and once more at the end) to the same
+	 * directory here. NULL: none.
+	 */
+	const char *out_dir;
 };
 
 /*
@@ -70,6 +81,23 @@ int npg_cache_dir(char *out, size_t len);
 /* --- stream.c --- */
 enum npg_guest_state { NPG_GUEST_BOOTING, NPG_GUEST_RUNNING, NPG_GUEST_DONE, NPG_GUEST_FAILED };
 
+#define NPG_GUEST_FILE_MAX (16 << 20)	/* bytes of one file the guest sends back */
+
+/*
+ * Files the guest sends back ("npg-guest: file SIZE NAME", then SIZE
+ * bytes): each written to the host's directory @dirfd as NAME, through a
+ * hidden temporary file renamed when whole.
+ */
+struct npg_guest_files {
+	int dirfd;
+	const char *dir;	/* its name, for messages */
+	int fd;			/* the file being received; -1: its bytes are dropped */
+	char name[256], part[272];
+	uint64_t left;		/* its bytes still to come */
+	int received;
+	char error[4400];	/* the first file that could not be written, and why */
+};
+
 struct npg_guest_status {
 	enum npg_guest_state state;
 	char release[128];	/* from "npg-guest: start RELEASE" */
@@ -78,14 +106,33 @@ struct npg_guest_status {
 	char error[256];	/* from "npg-guest: error ..." */
 	char line[512];		/* a partial line */
 	size_t linelen;
+	struct npg_guest_files *files;	/* NULL: a file sent is dropped */
+	uint64_t skip;		/* bytes of a dropped file still to come */
 };
 
 /* Feed bytes read from the status port. */
 void npg_guest_status_feed(struct npg_guest_status *s, const char *buf, size_t len);
-/* Why the guest gave no result, from the tail of its console log @console. */
-void npg_guest_diagnose(const char *console, bool timed_out, double seconds, char *out, size_t len);
+/* After the last byte: a file cut short is removed (and said in @files->error). */
+void npg_guest_files_end(struct npg_guest_files *f);
+/*
+ * Why the guest gave no result, from the tail of its console log @console:
+ * @state is how far it got (a program that started and then gave nothing
+ * until the deadline hung, whatever the console says).
+ */
+void npg_guest_diagnose(const char *console, enum npg_guest_state state, bool timed_out,
+			double seconds, char *out, size_t len);
 
 /* --- image.c --- */
+/*
+ * Can @image be booted as the guest's kernel: a regular file (a device is
+ * not even opened), readable, with the x86 boot protocol's setup header
+ * ("HdrS", protocol 2.00 or later: an initramfs can be loaded), as long as
+ * its header says, and a 64-bit x86 kernel where that can be read without
+ * booting it (xloadflags' XLF_KERNEL_64 from protocol 2.12, else the ELF
+ * header of a gzip-compressed or uncompressed payload from 2.08; any other
+ * payload is taken on trust). 0, or -1 with the reason in @why.
+ */
+int npg_image_check(const char *image, char *why, size_t len);
 /*
  * The uname -r and uname -v an x86 bzImage will give, read from its setup
  * header without booting it. -1 (errno ENOEXEC) if it has none.
@@ -102,6 +149,7 @@ struct npg_qemu_opts {
 	int boot_timeout;	/* seconds until /init must have reported */
 	int timeout;		/* seconds for the whole run */
 	const char *console_log;
+	struct npg_guest_files *files;	/* where files the guest sends go; NULL: dropped */
 };
 
 struct npg_qemu_result {
@@ -132,6 +180,8 @@ struct npg_guest_opts {
 	const char *kernel;	/* the image to boot */
 	const char *accel;	/* NULL: tcg */
 	int timeout;		/* 0: NPG_GUEST_TIMEOUT */
+	/* conform --random's --out: the directory its files are written to, here */
+	const char *out_dir;
 };
 
 #define NPG_GUEST_TIMEOUT 3600
@@ -153,6 +203,8 @@ struct npg_guest_result {
 	int exit_status;	/* when it exited */
 	int signal;		/* when a signal killed it */
 	int out_errno;		/* its stdout could not all be copied to out_fd: why */
+	int files;		/* files it sent back, written to @spec->out_dir */
+	bool lost_files;	/* one could not be written here (said) */
 };
 
 /*
@@ -171,8 +223,11 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
  */
 int npg_guest_self(struct npg_initramfs_spec *spec, char *exe, size_t exelen, char *cwd,
 		   size_t cwdlen, const char *cmd);
-/* A readable regular file, or -1 said as @cmd */
-int npg_guest_check_image(const char *image, const char *cmd);
+/*
+ * npg_image_check(), said as "nprocguard @cmd: @what @image: why" (@what:
+ * the option the user gave it with, NULL for an argument); -1 if refused.
+ */
+int npg_guest_check_image(const char *image, const char *cmd, const char *what);
 
 /*
  * `conform --kernel IMAGE ...`: run conform with the other options of

@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 extern const char npg_guest_init_start[], npg_guest_init_end[];
 
 #define LIBS_MAX 64
+#define LDD_OUTPUT_MAX (1 << 20)
 #define ARGS_MAX 65536	/* the size /init reads */
 #define CACHE_KEEP 8	/* base archives kept, the most recently used (one per binary built) */
 
@@ -74,13 +76,39 @@ out:
 	return ret;
 }
 
+/*
+ * What ldd says, whole, in @buf (NUL-terminated): a read cut short by a
+ * signal handled while a guest starts (SIGPIPE) goes on; one that ends the
+ * run (npg_guest_pending_signal()) stops it. -1 with errno on an error.
+ */
+static ssize_t read_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	while (len < size - 1) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0 && errno == EINTR && !npg_guest_pending_signal())
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (len == size - 1)
+		return errno = EFBIG, -1;
+	return (ssize_t)len;
+}
+
 /* The libraries ldd lists for @exe, each at the path the loader opens. */
 static int ldd_libs(const char *exe, char libs[][4096], int max, char *err, size_t errlen)
 {
+	static char out[LDD_OUTPUT_MAX];
 	int fd[2], n = 0, st;
-	char line[8192];
+	char *line, *save = NULL;
 	pid_t pid;
-	FILE *f;
 
 	if (pipe2(fd, O_CLOEXEC) < 0)
 		return snprintf(err, errlen, "pipe: %s", strerror(errno)), -1;
@@ -96,39 +124,48 @@ static int ldd_libs(const char *exe, char libs[][4096], int max, char *err, size
 		_exit(127);
 	}
 	close(fd[1]);
-	f = fdopen(fd[0], "r");
-	while (f && fgets(line, sizeof(line), f)) {
+	if (read_all(fd[0], out, sizeof(out)) < 0) {
+		snprintf(err, errlen, "reading what ldd %s says: %s", exe, strerror(errno));
+		n = -1;
+	}
+	close(fd[0]);
+	if (n < 0 || npg_guest_pending_signal())	/* the run is over: so is ldd */
+		kill(pid, SIGKILL);
+	for (line = strtok_r(out, "\n", &save); n >= 0 && line; line = strtok_r(NULL, "\n", &save)) {
 		char *p = strstr(line, "=> "), *end;
 
 		p = p ? p + 3 : line + strspn(line, " \t");
 		if (strstr(line, "not found")) {
 			snprintf(err, errlen, "%s: a library is not found: %s", exe, line);
 			n = -1;
-			continue;
+			break;
 		}
-		if (*p != '/' || n < 0)
+		if (*p != '/')
 			continue;	/* linux-vdso.so.1, "statically linked" */
 		end = strstr(p, " (");
 		if (end)
 			*end = '\0';
-		p[strcspn(p, "\n")] = '\0';
 		if (n >= max) {
 			snprintf(err, errlen, "%s: more than %d libraries", exe, max);
 			n = -1;
-			continue;
+			break;
 		}
 		snprintf(libs[n++], 4096, "%s", p);
 	}
-	if (f)
-		fclose(f);
-	else
-		close(fd[0]);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+		if (npg_guest_pending_signal())
+			kill(pid, SIGKILL);
+	}
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		if (n >= 0)
 			snprintf(err, errlen, "ldd %s failed (is ldd installed?)", exe);
 		return -1;
 	}
-	return n;
+	return npg_guest_pending_signal() ? -1 : n;
 }
 
 /* The part that depends on the program only. */
@@ -182,7 +219,7 @@ static int guest_path(const char *cwd, const char *path, char *out, size_t len)
 static bool hidden_in_guest(const char *path)
 {
 	static const char *const mounts[] = { "/proc", "/sys", "/dev", "/init", "/npg-args", "/npg-env",
-					      "/npg-tmp" };
+					      "/npg-tmp", "/npg-out", "/npg-reaped" };
 
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
 		size_t l = strlen(mounts[i]);
@@ -197,23 +234,68 @@ static bool hidden_in_guest(const char *path)
 static const char *const guest_env[] = { "NPG_PUPPET_DELAY_MS", "NPG_TEST_ROOT_NPROC",
 					 "NPG_GUEST_YAMA_SCOPE" };
 
+/* Append "@name=@value\0" (@value NULL: @name is "NAME=VALUE" already) to @buf. */
+static int env_add(char *buf, size_t *len, const char *name, const char *value)
+{
+	int n = snprintf(buf + *len, ARGS_MAX - *len, "%s%s%s", name, value ? "=" : "",
+			 value ? value : "");
+
+	if (n < 0 || (size_t)n + 1 >= ARGS_MAX - *len)
+		return -1;
+	*len += (size_t)n + 1;
+	return 0;
+}
+
+/*
+ * @s->out_dir made in the guest as the program will name it: each
+ * directory its path walks through, ".." taken by name (a symbolic link
+ * here is a plain directory there); its absolute path in @path.
+ */
+static int out_dir(struct npg_cpio *c, const struct npg_initramfs_spec *s, char *path, size_t len,
+		   char *err, size_t errlen)
+{
+	char prefix[4096];
+	size_t n = strlen(s->out_dir);
+
+	if (n >= sizeof(prefix))
+		return snprintf(err, errlen, "%s: path too long", s->out_dir), -1;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && s->out_dir[i] != '/')
+			continue;
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)i, s->out_dir);
+		if (guest_path(s->cwd, prefix, path, len) < 0)
+			return snprintf(err, errlen, "%s: path too long", s->out_dir), -1;
+		if (hidden_in_guest(path))
+			return snprintf(err, errlen, "%s: the guest uses %s itself; name another "
+					"directory", s->out_dir, path), -1;
+		if (npg_cpio_dir(c, path) < 0)
+			return snprintf(err, errlen, "%s", c->error), -1;
+	}
+	return 0;
+}
+
 static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, const char *exe,
 		     char *err, size_t errlen)
 {
 	static char args[ARGS_MAX];
+	char path[4096];
 	size_t len = 0;
 
 	if (npg_cpio_dir(c, s->cwd) < 0)
 		goto cpio_error;
 	for (int i = 0; i < s->nfiles; i++) {
-		char path[4096];
-
 		if (guest_path(s->cwd, s->files[i], path, sizeof(path)) < 0)
 			return snprintf(err, errlen, "%s: path too long", s->files[i]), -1;
 		if (hidden_in_guest(path) || strcmp(path, exe) == 0)
 			return snprintf(err, errlen, "%s: the guest uses %s itself; copy the file "
 					"elsewhere", s->files[i], path), -1;
 		if (npg_cpio_file(c, path, 0644, s->files[i]) < 0)
+			goto cpio_error;
+	}
+	if (s->out_dir) {
+		if (out_dir(c, s, path, sizeof(path), err, errlen) < 0)
+			return -1;
+		if (npg_cpio_data(c, "/npg-out", 0644, path, strlen(path)) < 0)
 			goto cpio_error;
 	}
 	/* the working directory, the program, its argv */
@@ -228,19 +310,19 @@ static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, con
 	}
 	if (npg_cpio_data(c, "/npg-args", 0644, args, len) < 0)
 		goto cpio_error;
-	/* the tests' hooks follow the run into the guest ("NAME=VALUE\0"...) */
+	/* the tests' hooks follow the run into the guest, then the caller's
+	 * variables ("NAME=VALUE\0"...), which /init sets in that order */
 	len = 0;
 	for (size_t i = 0; i < sizeof(guest_env) / sizeof(guest_env[0]); i++) {
 		const char *v = getenv(guest_env[i]);
-		int n;
 
-		if (!v)
-			continue;
-		n = snprintf(args + len, sizeof(args) - len, "%s=%s", guest_env[i], v);
-		if (n < 0 || (size_t)n + 1 >= sizeof(args) - len)
+		if (v && env_add(args, &len, guest_env[i], v) < 0)
 			return snprintf(err, errlen, "%s is too long", guest_env[i]), -1;
-		len += (size_t)n + 1;
 	}
+	for (int i = 0; i < s->nenv; i++)
+		if (env_add(args, &len, s->env[i], NULL) < 0)
+			return snprintf(err, errlen, "the environment for the guest is longer than %d "
+					"bytes", ARGS_MAX - 1), -1;
 	if (npg_cpio_data(c, "/npg-env", 0644, args, len) < 0 || npg_cpio_close(c) < 0)
 		goto cpio_error;
 	return 0;

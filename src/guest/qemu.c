@@ -40,8 +40,12 @@ void npg_guest_catch_signals(void)
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	got_signal = 0;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		sigaction(caught[i], &sa, &saved[i]);
+		/* ignored when we started (SIGINT of a shell's background job): still ignored */
+		if (saved[i].sa_handler == SIG_IGN && caught[i] != SIGPIPE)
+			sigaction(caught[i], &saved[i], NULL);
+	}
 }
 
 int npg_guest_pending_signal(void)
@@ -177,6 +181,7 @@ int npg_qemu_run(const struct npg_qemu_opts *o, struct npg_qemu_result *r, char 
 	double t0 = now();
 
 	memset(r, 0, sizeof(*r));
+	r->status.files = o->files;
 	for (; npipes < 3; npipes++)
 		if (pipe2(pipes[npipes], O_CLOEXEC) < 0) {
 			snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -195,6 +200,7 @@ int npg_qemu_run(const struct npg_qemu_opts *o, struct npg_qemu_result *r, char 
 		rd[i] = pipes[i][0];
 	}
 	watch(o, pid, rd, r, t0);
+	npg_guest_files_end(o->files);	/* one cut short by the end is not kept */
 	r->seconds = now() - t0;
 	ret = 0;
 	if (r->status.state == NPG_GUEST_BOOTING && WIFEXITED(r->qemu_status) &&

@@ -49,13 +49,33 @@ test_expect "the largest --seed and --random are taken" '
 '
 
 test_expect "the kernels are arguments, not --kernel" '
-	expect_exit 2 "$NPG" compare --kernel "$FAKE" host host "$DROP"
+	expect_exit 2 "$NPG" compare --kernel "$FAKE" host host "$DROP" &&
+	grep -q "the kernels are its first two arguments, not --kernel" "$TMP/stderr"
 '
 
 test_expect "a file that is not a kernel image is named" '
 	head -c 8192 /dev/zero >"$TMP/zeros" &&
 	expect_exit 2 "$NPG" compare "$TMP/zeros" host "$DROP" &&
 	grep -q "zeros: not an x86 kernel image" "$TMP/stderr"
+'
+
+# One rule for -o (as export -o and conform): a missing directory is made
+# before any work; before, compare refused it ("No such file or directory")
+test_expect "--out: a missing directory is made before any kernel runs, a file is refused" '
+	"$TOP/tests/cli/fixtures/fake-bzimage" "$TMP/img.bzImage" &&
+	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 3 "$NPG" compare -u $BASE --random 1 -o "$TMP/made" \
+		"$TMP/img.bzImage" "$TMP/img.bzImage" &&
+	[ -d "$TMP/made" ] && grep -q "cannot run $TMP/no-qemu" "$TMP/stderr" &&
+	: >"$TMP/plain" &&
+	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" compare -u $BASE --random 1 -o "$TMP/plain" \
+		"$TMP/img.bzImage" host &&
+	grep -q "^nprocguard compare: --out $TMP/plain: Not a directory$" "$TMP/stderr" &&
+	! grep -q "cannot run" "$TMP/stderr"
+'
+
+test_expect "a KERNEL that is neither host nor an image is named as given, not as --kernel" '
+	expect_exit 2 "$NPG" compare host hots "$DROP" &&
+	grep -q "^nprocguard compare: hots: No such file or directory (a KERNEL is .host. or a kernel image)$" "$TMP/stderr"
 '
 
 test_expect "a scenario that does not parse is refused before any kernel runs" '
@@ -76,10 +96,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit
 fi
 
-# An image with nothing but the setup header's kernel version (boot protocol 2.15)
-perl -e 'my $s = "\0" x 1024; substr($s, 0x202, 4) = "HdrS"; substr($s, 0x206, 2) = pack("v", 0x20f);
-	substr($s, 0x20e, 2) = pack("v", 0x100); my $v = "9.9.9-fake (nobody\@nowhere) #1 SMP\0";
-	substr($s, 0x300, length $v) = $v; print $s' >"$TMP/fake.bzImage"
+# An image with nothing but the setup header, its kernel version 9.9.9-fake
+"$TOP/tests/cli/fixtures/fake-bzimage" "$TMP/fake.bzImage"
 
 test_expect "a kernel that gives no result: status 3, and why" '
 	FAKE_QEMU=panic NPROCGUARD_QEMU="$FAKE" expect_exit 3 "$NPG" compare -u $BASE "$TMP/fake.bzImage" host "$DROP" &&

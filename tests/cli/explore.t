@@ -303,6 +303,18 @@ test_expect "every counterexample is a sequential scenario that run replays on t
 	tail -1 "$TMP/run" | grep -q "0 failed"
 '
 
+# One rule for -o (as export, conform, compare): a missing directory is
+# made before the search; before, each counterexample failed to be written
+# after it ("No such file or directory"), and a file there was found last
+test_expect "--out: a missing directory is made before the search, a file is refused before it" '
+	expect_exit 1 "$NPG" explore -q --policy linux-6 --out "$TMP/made" "$A" &&
+	test "$(ls "$TMP/made"/*.npg | wc -l)" -ge 1 &&
+	: >"$TMP/plain" &&
+	expect_exit 2 "$NPG" explore -q --policy linux-6 --out "$TMP/plain" "$A" &&
+	grep -q "^nprocguard explore: --out $TMP/plain: Not a directory$" "$TMP/stderr" &&
+	[ "$(wc -l <"$TMP/stderr")" -eq 1 ]
+'
+
 if [ "$(id -u)" = 0 ]; then
 	test_expect "the linux-6 counterexample replays on the running kernel" '
 		mkdir "$TMP/real" &&

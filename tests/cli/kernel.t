@@ -8,18 +8,33 @@
 FAKE="$TOP/tests/cli/fixtures/fake-qemu"
 SCEN="$TOP/scenarios/article/03-unchecked-drop.npg"
 export NPROCGUARD_CACHE="$TMP/cache"
+# what the image check reads of a bzImage, and no kernel: for the stand-in
+IMG="$TMP/fake.bzImage"
+"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
 
 # fake_conform MODE ARGS...: conform --kernel against the stand-in
 fake_conform() {
 	_mode=$1
 	shift
 	FAKE_QEMU=$_mode FAKE_QEMU_PID="$TMP/qemu.pid" NPROCGUARD_QEMU="$FAKE" \
-		"$NPG" conform --kernel "$FAKE" "$@"
+		"$NPG" conform --kernel "$IMG" "$@"
 }
 
 # The stand-in's pid is gone (killed and reaped)
 qemu_gone() {
 	! kill -0 "$(cat "$TMP/qemu.pid")" 2>/dev/null
+}
+
+# signal_when FILE PID SIG: send SIG to PID once FILE has been written (a
+# pid file: bounded, in case it never is), then wait for PID; its status
+signal_when() {
+	_n=0
+	while [ ! -s "$1" ] && kill -0 "$2" 2>/dev/null && [ $_n -lt 600 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	kill -"$3" "$2"
+	wait "$2"
 }
 
 test_expect "a missing image is a usage error" '
@@ -32,18 +47,62 @@ test_expect "a directory is not taken for an image" '
 	grep -q "a directory, not a kernel image" "$TMP/stderr"
 '
 
+# One check of the image, before any work, in every command that takes
+# one, naming the argument as given, exit 2 (125 for guest, whose other
+# statuses are its program's). Before: /dev/null, /dev/zero and a FIFO said
+# "Success" (errno 0); conform and guest handed a text file to QEMU (3,
+# 125); compare named --kernel for an argument; explore searched first and
+# then exited 4, "did not replay as on the model".
+test_expect "every command refuses a device, a FIFO, a text file, an empty, cut or 32-bit image at once" '
+	mkfifo "$TMP/fifo" && : >"$TMP/empty" &&
+	"$TOP/tests/cli/fixtures/fake-bzimage" "$TMP/i386.bzImage" 9.9.9-i386 gzip32 &&
+	head -c 1040 "$IMG" >"$TMP/cut.bzImage" &&
+	printf "task a uid 1000\nruns a: fork\n" >"$TMP/prog.npg" &&
+	for k in /dev/null:"a character device, not a kernel image" \
+		/dev/zero:"a character device, not a kernel image" \
+		"$TMP/fifo":"a FIFO, not a kernel image" \
+		/etc/passwd:"not an x86 kernel image (no boot protocol header: \"HdrS\" at 0x202)" \
+		"$TMP/empty":"not an x86 kernel image (no boot protocol header: \"HdrS\" at 0x202): the file is empty" \
+		"$TMP/cut.bzImage":"not a whole kernel image: its header describes 1088 bytes, the file has 1040" \
+		"$TMP/i386.bzImage":"a 32-bit kernel (ELF machine 3, i386), not x86_64: the guest runs x86_64 programs" \
+		"$TMP/no-such-image":"No such file or directory"; do
+		image=${k%%:*} why=${k#*:}
+		NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" conform --kernel "$image" "$SCEN" &&
+		grep -q "^nprocguard conform: --kernel $image: $why$" "$TMP/stderr" &&
+		NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" conform --kernel "$image" --random 1 &&
+		grep -q "^nprocguard conform: --kernel $image: $why$" "$TMP/stderr" &&
+		NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 125 "$NPG" guest --kernel "$image" /bin/true &&
+		grep -q "^nprocguard guest: --kernel $image: $why$" "$TMP/stderr" &&
+		NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" compare host "$image" "$SCEN" &&
+		grep -q "^nprocguard compare: $image: $why (a KERNEL is .host. or a kernel image)$" "$TMP/stderr" &&
+		! grep -q -- --kernel "$TMP/stderr" &&
+		NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" explore --policy linux-6 \
+			--replay-kernel "$image" "$TMP/prog.npg" &&
+		grep -q "^nprocguard explore: --replay-kernel $image: $why$" "$TMP/stderr" &&
+		[ ! -s "$TMP/stdout" ] || { echo "refused wrongly: $image"; exit 1; }
+	done
+'
+
+test_expect "a 64-bit image is taken by the header: xloadflags (2.12+) or its gzip payload (3.0)" '
+	"$TOP/tests/cli/fixtures/fake-bzimage" "$TMP/x86_64.bzImage" 9.9.9-old gzip64 &&
+	for image in "$IMG" "$TMP/x86_64.bzImage"; do
+		NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 3 "$NPG" conform --kernel "$image" "$SCEN" &&
+		grep -q "cannot run $TMP/no-qemu" "$TMP/stderr" || exit 1
+	done
+'
+
 test_expect "--accel takes tcg or kvm only" '
-	expect_exit 2 "$NPG" conform --kernel "$FAKE" --accel xen "$SCEN" &&
+	expect_exit 2 "$NPG" conform --kernel "$IMG" --accel xen "$SCEN" &&
 	grep -q "tcg or kvm" "$TMP/stderr"
 '
 
 test_expect "--guest-timeout must be a positive number of seconds" '
-	expect_exit 2 "$NPG" conform --kernel "$FAKE" --guest-timeout 0 "$SCEN" &&
-	expect_exit 2 "$NPG" conform --kernel "$FAKE" --guest-timeout 5x "$SCEN"
+	expect_exit 2 "$NPG" conform --kernel "$IMG" --guest-timeout 0 "$SCEN" &&
+	expect_exit 2 "$NPG" conform --kernel "$IMG" --guest-timeout 5x "$SCEN"
 '
 
 test_expect "a missing QEMU is named, with the package to install, exit 3 (did not run)" '
-	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 3 "$NPG" conform --kernel "$FAKE" "$SCEN" &&
+	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 3 "$NPG" conform --kernel "$IMG" "$SCEN" &&
 	grep -q "cannot run $TMP/no-qemu (apt-get install qemu-system-x86)" "$TMP/stderr"
 '
 
@@ -64,6 +123,15 @@ test_expect "a panic is reported with the end of the console, exit 3" '
 	grep -q "Attempted to kill init" "$TMP/stderr"
 '
 
+# 3.0.8 writes nothing on its console under "quiet": a program that
+# started and hung was said to be an image that does not boot
+test_expect "a program that started and hangs is said to hang, whatever the console, exit 3" '
+	expect_exit 3 fake_conform started-hang --guest-timeout 1 "$SCEN" &&
+	grep -q "^nprocguard conform: the program was running in the guest (3.0.8) but gave no exit status: it hung: still running after [0-9]* s, the --guest-timeout, and the guest was stopped; the guest.s console is empty$" "$TMP/stderr" &&
+	! grep -q "not a bootable" "$TMP/stderr" &&
+	qemu_gone
+'
+
 test_expect "a hung guest is stopped at --guest-timeout and QEMU is killed, exit 3" '
 	expect_exit 3 fake_conform hang --guest-timeout 1 "$SCEN" &&
 	grep -q "the guest hung: no result after" "$TMP/stderr" &&
@@ -71,24 +139,78 @@ test_expect "a hung guest is stopped at --guest-timeout and QEMU is killed, exit
 	qemu_gone
 '
 
+# --out names a directory here: what the guest's conform writes there comes
+# back to it (before: "--out DIR: No such file or directory" from the guest)
+test_expect "files the guest sends back are written to --out here, whole, by plain names only" '
+	mkdir "$TMP/back" &&
+	expect_exit 2 fake_conform files --random 1 -o "$TMP/back" &&
+	printf "user www 1\n\n" | cmp - "$TMP/back/conform-random-1-0.npg" &&
+	grep -q "^nprocguard conform: a file the guest sent back was not written: $TMP/back/../escaped.npg: not one plain file name: not written$" "$TMP/stderr" &&
+	[ ! -e "$TMP/escaped.npg" ] && [ "$(ls -A "$TMP/back")" = conform-random-1-0.npg ] &&
+	rm -r "$TMP/back" && mkdir "$TMP/back" &&
+	FAKE_QEMU_FILE_NAME=.hidden expect_exit 2 fake_conform files --random 1 -o "$TMP/back" &&
+	grep -q "back/.hidden: not one plain file name" "$TMP/stderr" &&
+	[ "$(ls -A "$TMP/back")" = conform-random-1-0.npg ]
+'
+
+# One rule for -o: a missing directory is made (as export -o makes one),
+# before any work; anything else there is refused
+test_expect "--out: a missing directory is made before the boot, a file is refused" '
+	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 3 "$NPG" conform --kernel "$IMG" --random 1 -o "$TMP/made" &&
+	[ -d "$TMP/made" ] &&
+	: >"$TMP/plain" &&
+	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" conform --kernel "$IMG" --random 1 -o "$TMP/plain" &&
+	grep -q "^nprocguard conform: --out $TMP/plain: Not a directory$" "$TMP/stderr" &&
+	NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 2 "$NPG" conform --kernel "$IMG" --random 1 -o "$TMP/no/such" &&
+	grep -q "^nprocguard conform: --out $TMP/no/such: No such file or directory$" "$TMP/stderr" &&
+	! grep -q "cannot run" "$TMP/stderr"
+'
+
 test_expect "SIGTERM stops the guest, removes the run's files and ends the command by it" '
 	rm -f "$TMP/qemu.pid"
 	TMPDIR="$TMP/run" && mkdir -p "$TMPDIR" && export TMPDIR
 	FAKE_QEMU=hang FAKE_QEMU_PID="$TMP/qemu.pid" NPROCGUARD_QEMU="$FAKE" \
-		"$NPG" conform --kernel "$FAKE" "$SCEN" >/dev/null 2>"$TMP/stderr" &
-	pid=$!
-	n=0	# wait for the stand-in to start (bounded, in case it never does)
-	while [ ! -s "$TMP/qemu.pid" ] && kill -0 $pid 2>/dev/null && [ $n -lt 600 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	kill -TERM $pid
-	wait $pid
+		"$NPG" conform --kernel "$IMG" "$SCEN" >/dev/null 2>"$TMP/stderr" &
+	signal_when "$TMP/qemu.pid" $! TERM	# once the stand-in has started
 	status=$?
 	echo "exit status $status, files left: $(ls "$TMP/run")"
 	cat "$TMP/stderr"
 	[ $status -eq 143 ] && qemu_gone && [ -z "$(ls "$TMP/run")" ] &&
 	grep -q "interrupted: the guest was stopped" "$TMP/stderr"
+'
+
+# A signal ignored when the command starts stays ignored: nohup's SIGHUP
+# (before: caught while the guest ran, so a hangup stopped it under nohup)
+test_expect "under nohup a SIGHUP does not stop the guest" '
+	rm -f "$TMP/qemu.pid"
+	FAKE_QEMU=hang FAKE_QEMU_PID="$TMP/qemu.pid" NPROCGUARD_QEMU="$FAKE" \
+		nohup "$NPG" conform --guest-timeout 3 --kernel "$IMG" "$SCEN" >/dev/null 2>"$TMP/stderr" &
+	signal_when "$TMP/qemu.pid" $! HUP
+	status=$?
+	cat "$TMP/stderr"
+	[ $status -eq 3 ] && grep -q "the guest hung: no result after" "$TMP/stderr" &&
+	! grep -q interrupted "$TMP/stderr" && qemu_gone
+'
+
+# A signal while the initramfs is made (ldd(1) running): said as an
+# interruption, at once, ldd not left behind, and no base archive cached
+# from a list of libraries the signal cut short (before: one was, without
+# libraries, after waiting for ldd to end)
+test_expect "SIGTERM while the initramfs is made: interrupted, at once, nothing left or cached" '
+	ls "$NPROCGUARD_CACHE" >"$TMP/cache.before" &&
+	mkdir -p "$TMP/slowbin" && rm -f "$TMP/ldd.pid" &&
+	printf "#!/bin/sh\necho \$\$ >%s\nexec sleep 30\n" "$TMP/ldd.pid" >"$TMP/slowbin/ldd" &&
+	chmod +x "$TMP/slowbin/ldd" &&
+	PATH="$TMP/slowbin:$PATH" NPROCGUARD_QEMU="$FAKE" "$NPG" conform --kernel "$IMG" "$SCEN" \
+		>/dev/null 2>"$TMP/stderr" &
+	signal_when "$TMP/ldd.pid" $! TERM
+	status=$?
+	cat "$TMP/stderr"
+	left=no
+	kill "$(cat "$TMP/ldd.pid")" 2>/dev/null && left=yes && echo "ldd was left running"
+	[ $status -eq 143 ] && grep -q "^nprocguard conform: interrupted before the guest started$" "$TMP/stderr" &&
+	! grep -q ldd "$TMP/stderr" && [ $left = no ] &&
+	ls "$NPROCGUARD_CACHE" | diff "$TMP/cache.before" -
 '
 
 test_expect "the part of the initramfs that depends on the binary is cached by content" '
@@ -106,9 +228,10 @@ elif [ -z "$image" ]; then
 	test_skip "the seed scenarios agree with the model inside a real kernel" \
 		"no kernel image in $kdir (set NPG_KERNELS)"
 else
+	# a setup header and no kernel: its initrd_addr_max (0) leaves no room
 	test_expect "a file QEMU cannot boot: QEMU says why, and we say it was QEMU" '
-		head -c 4096 /dev/zero >"$TMP/not-a-kernel" &&
-		expect_exit 3 "$NPG" conform --kernel "$TMP/not-a-kernel" "$SCEN" &&
+		expect_exit 3 "$NPG" conform --kernel "$IMG" "$SCEN" &&
+		grep -q "^qemu: initrd is too large" "$TMP/stderr" &&
 		grep -q "QEMU could not boot the image" "$TMP/stderr"
 	'
 	test_expect "the seed scenarios agree with the model inside $(basename "$image")" '
@@ -122,6 +245,31 @@ else
 		mkdir -p "$TMP/work/sub" && cp "$SCEN" "$TMP/work/sub/drop.npg" && cd "$TMP/work" &&
 		expect_exit 0 "$NPG" conform --quiet --guest-timeout 900 --kernel "$image" sub/../sub/drop.npg &&
 		grep -q "^conform: 1 scenarios, 8 statements, 0 differences" "$TMP/stdout"
+	'
+	# The file's own expectations are checked in the guest as on the host:
+	# one the kernel (and the model) contradict is said and fails the run
+	# (before: 0 differences, exit 0, nothing said). The file declares
+	# more root tasks than the guest has of its own: a file that declares
+	# fewer gets the guest's count, and its expectations are not checked
+	test_expect "an expectation the guest kernel contradicts is said, and the status is 1" '
+		printf "user root 0 procs 150\nuser www 1000\ntask w uid www\nw: fork c => EAGAIN\n" >"$TMP/wrong.npg" &&
+		expect_exit 1 "$NPG" conform --guest-timeout 900 --kernel "$image" "$TMP/wrong.npg" &&
+		grep -q "^$TMP/wrong.npg: 1 statements: 1 agree, 0 differ, 0 unreproducible here; 1 expectations: 0 held, 1 failed$" "$TMP/stdout" &&
+		grep -q "^$TMP/wrong.npg:4: kernel [0-9.]*: w: fork c: expected EAGAIN, got ok$" "$TMP/stdout" &&
+		grep -q "^conform: 1 scenarios, 1 statements, 0 differences" "$TMP/stdout" &&
+		sed 1d "$TMP/wrong.npg" >"$TMP/noroot.npg" &&
+		expect_exit 0 "$NPG" conform --guest-timeout 900 --kernel "$image" "$TMP/noroot.npg" &&
+		grep -q "^$TMP/noroot.npg: 1 statements: .*; 1 expectations from line 3 on not checked: root has [0-9]* tasks outside the scenario in this guest, the file declares 0$" "$TMP/stdout"
+	'
+	# Before: the guest's conform refused a directory it did not have
+	# ("--out DIR: No such file or directory" after the boot)
+	test_expect "conform --kernel --random -o DIR: the shrunk scenarios are written to DIR here" '
+		expect_exit 1 "$NPG" conform --quiet --guest-timeout 900 --kernel "$image" --policy linux-6 \
+			--random 1 --seed 5 -o "$TMP/shrunk" &&
+		grep -q "^nprocguard conform: wrote $TMP/shrunk/conform-random-5-0.npg$" "$TMP/stderr" &&
+		grep -q "^# Shrunk from .nprocguard conform --random. (seed 5, scenario 0):" \
+			"$TMP/shrunk/conform-random-5-0.npg" &&
+		[ "$(ls -A "$TMP/shrunk")" = conform-random-5-0.npg ]
 	'
 	# Root holds CAP_SYS_RESOURCE in the guest (not here): a root whose hard
 	# RLIMIT_NPROC is finite must still give a task the scenario's unlimited

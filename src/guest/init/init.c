@@ -9,21 +9,27 @@
  * third, reports on the fourth ("npg-guest: start RELEASE", then
  * "npg-guest: exit N" or "npg-guest: signal N"), and powers the guest off.
  * The first serial port stays the kernel's console, so the host can tell a
- * panic from a hang from a kernel that never spoke.
+ * panic from a hang from a kernel that never spoke. When /npg-out names a
+ * directory, each file the program makes there is sent on the status port
+ * ("npg-guest: file SIZE NAME", then its bytes) and removed: every second
+ * while it runs, and once more when it has ended, before its status.
  *
  * PID 1 must never exit (the kernel would panic), so every failure is
  * reported on the status port and ends in a power-off.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -33,7 +39,9 @@
 
 #define ARGS_FILE "/npg-args"
 #define GUEST_TMP "/npg-tmp"	/* a tmpfs: $TMPDIR of the program */
-#define ENV_FILE "/npg-env"	/* NAME=VALUE\0...: the host's test hooks */
+#define ENV_FILE "/npg-env"	/* NAME=VALUE\0...: the host's test hooks and --env */
+#define OUT_FILE "/npg-out"	/* the directory whose new files go back to the host */
+#define OUT_FILE_MAX (16 << 20)	/* NPG_GUEST_FILE_MAX */
 /* "PID STARTTIME WAIT-STATUS" of every orphan PID 1 reaped, for the program */
 #define REAPED_FILE "/npg-reaped"
 #define ARGS_MAX 65536
@@ -116,19 +124,149 @@ static int read_args(char *buf, char **argv, char **cwd, char **prog)
 	return argc;
 }
 
-static void load_env(void)
+/* In the program's process, before its exec: -1 (said) if the file is cut short */
+static int load_env(void)
 {
-	static char env[4096];
+	static char env[ARGS_MAX];
 	int fd = open(ENV_FILE, O_RDONLY);
 	ssize_t len;
 
 	if (fd < 0)
-		return;
-	len = read(fd, env, sizeof(env) - 1);
+		return 0;
+	len = read(fd, env, sizeof(env));
 	close(fd);
+	if (len == (ssize_t)sizeof(env)) {
+		dprintf(2, "nprocguard guest /init: %s is longer than %d bytes\n", ENV_FILE, ARGS_MAX - 1);
+		return -1;
+	}
 	for (char *p = env; len > 0 && p < env + len; p += strlen(p) + 1)
 		if (strchr(p, '='))
 			putenv(p);
+	return 0;
+}
+
+/* --- files sent back --- */
+
+static char out_dir[4096];
+static char **out_old;	/* what was there before the program: never sent */
+static int out_nold;
+static volatile sig_atomic_t out_tick;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	out_tick = 1;
+}
+
+static bool out_was_there(const char *name)
+{
+	for (int i = 0; i < out_nold; i++)
+		if (strcmp(out_old[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Read OUT_FILE and note what its directory holds already */
+static void out_setup(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART: waitid returns */
+	int fd = open(OUT_FILE, O_RDONLY);
+	ssize_t len;
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	len = read(fd, out_dir, sizeof(out_dir) - 1);
+	close(fd);
+	if (len <= 0 || !(d = opendir(out_dir))) {
+		out_dir[0] = '\0';
+		return;
+	}
+	out_dir[len] = '\0';
+	while ((e = readdir(d))) {
+		char **v = realloc(out_old, (size_t)(out_nold + 1) * sizeof(*v));
+
+		if (!v || !(v[out_nold] = strdup(e->d_name)))
+			break;
+		out_old = v;
+		out_nold++;
+	}
+	closedir(d);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &(struct itimerval){ { 1, 0 }, { 1, 0 } }, NULL);
+}
+
+static bool write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n, len -= (size_t)n;
+	}
+	return true;
+}
+
+/* One file, whole, then removed; a file still being written is a hidden one (renamed when done) */
+static void out_send(int dirfd, const char *name, int err)
+{
+	struct stat sb;
+	char head[512], *data;
+	ssize_t n = 0;
+	int fd;
+
+	if (name[0] == '.' || out_was_there(name) || strlen(name) > 255)
+		return;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size > OUT_FILE_MAX) {
+		if (fd >= 0 && S_ISREG(sb.st_mode))
+			dprintf(err, "nprocguard guest /init: %s/%s: larger than 16 MiB: not sent back\n",
+				out_dir, name);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	data = malloc((size_t)sb.st_size + 1);
+	while (data && n < sb.st_size) {
+		ssize_t r = read(fd, data + n, (size_t)(sb.st_size - n));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (!data || n != sb.st_size) {
+		dprintf(err, "nprocguard guest /init: %s/%s: cannot read it: not sent back\n", out_dir,
+			name);
+		free(data);
+		return;
+	}
+	snprintf(head, sizeof(head), "npg-guest: file %lld %s\n", (long long)sb.st_size, name);
+	if (write_all(status_fd, head, strlen(head)) && write_all(status_fd, data, (size_t)n))
+		unlinkat(dirfd, name, 0);
+	free(data);
+}
+
+static void out_send_all(int err)
+{
+	struct dirent *e;
+	DIR *d;
+
+	out_tick = 0;
+	if (!out_dir[0] || !(d = opendir(out_dir)))
+		return;
+	while ((e = readdir(d)))
+		out_send(dirfd(d), e->d_name, err);
+	closedir(d);
 }
 
 /*
@@ -186,7 +324,7 @@ static unsigned long long start_time(pid_t pid)
  * only one to see how a process whose parent died ended -- the real
  * backend reads it there (NPG_GUEST_REAPED).
  */
-static int reap_until(pid_t prog, int log)
+static int reap_until(pid_t prog, int log, int err)
 {
 	siginfo_t si;
 	int st;
@@ -196,10 +334,12 @@ static int reap_until(pid_t prog, int log)
 		pid_t w;
 
 		si.si_pid = 0;
+		if (out_tick)
+			out_send_all(err);
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
-			if (errno == EINTR)
-				continue;
-			fail("waitid");
+			if (errno != EINTR)
+				fail("waitid");
+			continue;
 		}
 		start = si.si_pid != prog ? start_time(si.si_pid) : 0;
 		while ((w = waitpid(si.si_pid, &st, 0)) < 0 && errno == EINTR)
@@ -248,6 +388,7 @@ int main(void)
 	if (null < 0 && mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)) == 0)
 		null = open("/dev/null", O_RDWR);
 	reaped = open(REAPED_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	out_setup();
 	pid = fork();
 	if (pid < 0)
 		fail("fork");
@@ -268,13 +409,16 @@ int main(void)
 		setenv("NPG_GUEST_KERNEL", "1", 1);
 		if (reaped >= 0)
 			setenv("NPG_GUEST_REAPED", REAPED_FILE, 1);
-		load_env();
+		if (load_env() < 0)
+			_exit(126);
 		yama_scope(getenv("NPG_GUEST_YAMA_SCOPE"));
 		execv(prog, argv);
 		dprintf(2, "nprocguard guest /init: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	st = reap_until(pid, reaped);
+	st = reap_until(pid, reaped, err);
+	setitimer(ITIMER_REAL, &(struct itimerval){ { 0, 0 }, { 0, 0 } }, NULL);
+	out_send_all(err);	/* what the program wrote last */
 	tcdrain(out);
 	tcdrain(err);
 	if (WIFEXITED(st))
