@@ -173,14 +173,19 @@ out:
 	return ret;
 }
 
-int npg_cpio_close(struct npg_cpio *c)
+void npg_cpio_abandon(struct npg_cpio *c)
 {
-	int ret = header(c, "TRAILER!!!", 0, 0);
-
 	for (int i = 0; i < c->ndirs; i++)
 		free(c->dirs[i]);
 	free(c->dirs);
 	c->dirs = NULL;
 	c->ndirs = 0;
+}
+
+int npg_cpio_close(struct npg_cpio *c)
+{
+	int ret = header(c, "TRAILER!!!", 0, 0);
+
+	npg_cpio_abandon(c);
 	return ret;
 }

@@ -40,6 +40,8 @@ int npg_cpio_data(struct npg_cpio *c, const char *path, unsigned mode, const voi
 int npg_cpio_file(struct npg_cpio *c, const char *path, unsigned mode, const char *src);
 /* The trailer; frees the directory list. */
 int npg_cpio_close(struct npg_cpio *c);
+/* After an error, instead of the trailer: frees the directory list. */
+void npg_cpio_abandon(struct npg_cpio *c);
 
 /* --- initramfs.c --- */
 struct npg_initramfs_spec {

@@ -169,8 +169,8 @@ static int ldd_libs(const char *exe, char libs[][4096], int max, char *err, size
 }
 
 /* The part that depends on the program only. */
-static int write_base(struct npg_cpio *c, const struct npg_initramfs_spec *s, char libs[][4096],
-		      int nlibs)
+static int write_base_parts(struct npg_cpio *c, const struct npg_initramfs_spec *s,
+			    char libs[][4096], int nlibs)
 {
 	static const char *const dirs[] = { "/dev", "/proc", "/sys", "/tmp", "/root", "/run" };
 
@@ -185,6 +185,16 @@ static int write_base(struct npg_cpio *c, const struct npg_initramfs_spec *s, ch
 		if (npg_cpio_file(c, libs[i], 0755, libs[i]) < 0)
 			return -1;
 	return npg_cpio_close(c);
+}
+
+static int write_base(struct npg_cpio *c, const struct npg_initramfs_spec *s, char libs[][4096],
+		      int nlibs)
+{
+	int ret = write_base_parts(c, s, libs, nlibs);
+
+	if (ret < 0)
+		npg_cpio_abandon(c);
+	return ret;
 }
 
 /* @path made absolute against @cwd, "." and ".." resolved by name. */
@@ -274,8 +284,8 @@ static int out_dir(struct npg_cpio *c, const struct npg_initramfs_spec *s, char 
 	return 0;
 }
 
-static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, const char *exe,
-		     char *err, size_t errlen)
+static int write_run_parts(struct npg_cpio *c, const struct npg_initramfs_spec *s, const char *exe,
+			   char *err, size_t errlen)
 {
 	static char args[ARGS_MAX];
 	char path[4096];
@@ -329,6 +339,16 @@ static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, con
 cpio_error:
 	snprintf(err, errlen, "%s", c->error);
 	return -1;
+}
+
+static int write_run(struct npg_cpio *c, const struct npg_initramfs_spec *s, const char *exe,
+		     char *err, size_t errlen)
+{
+	int ret = write_run_parts(c, s, exe, err, errlen);
+
+	if (ret < 0)
+		npg_cpio_abandon(c);
+	return ret;
 }
 
 static int copy_into(FILE *out, const char *src, char *err, size_t errlen)

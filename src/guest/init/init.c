@@ -158,6 +158,19 @@ static void on_alarm(int sig)
 	out_tick = 1;
 }
 
+/* @name is never to be sent: there before the program, or refused once */
+static void out_keep(const char *name)
+{
+	char **v = realloc(out_old, (size_t)(out_nold + 1) * sizeof(*v));
+
+	if (v && (v[out_nold] = strdup(name))) {
+		out_old = v;
+		out_nold++;
+	} else if (v) {
+		out_old = v;
+	}
+}
+
 static bool out_was_there(const char *name)
 {
 	for (int i = 0; i < out_nold; i++)
@@ -184,14 +197,8 @@ static void out_setup(void)
 		return;
 	}
 	out_dir[len] = '\0';
-	while ((e = readdir(d))) {
-		char **v = realloc(out_old, (size_t)(out_nold + 1) * sizeof(*v));
-
-		if (!v || !(v[out_nold] = strdup(e->d_name)))
-			break;
-		out_old = v;
-		out_nold++;
-	}
+	while ((e = readdir(d)))
+		out_keep(e->d_name);
 	closedir(d);
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &(struct itimerval){ { 1, 0 }, { 1, 0 } }, NULL);
@@ -214,7 +221,7 @@ static bool write_all(int fd, const char *buf, size_t len)
 /* One file, whole, then removed; a file still being written is a hidden one (renamed when done) */
 static void out_send(int dirfd, const char *name, int err)
 {
-	struct stat sb;
+	struct stat sb = { 0 };
 	char head[512], *data;
 	ssize_t n = 0;
 	int fd;
@@ -224,13 +231,15 @@ static void out_send(int dirfd, const char *name, int err)
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			return;
+	/* what is not a regular file of at most 16 MiB is said once, and left there */
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size > OUT_FILE_MAX) {
-		if (fd >= 0 && S_ISREG(sb.st_mode))
-			dprintf(err, "nprocguard guest /init: %s/%s: larger than 16 MiB: not sent back\n",
-				out_dir, name);
+		dprintf(err, "nprocguard guest /init: %s/%s: %s: not sent back\n", out_dir, name,
+			fd < 0 ? strerror(errno) : !S_ISREG(sb.st_mode) ? "not a regular file" :
+			"larger than 16 MiB");
 		if (fd >= 0)
 			close(fd);
+		out_keep(name);
 		return;
 	}
 	data = malloc((size_t)sb.st_size + 1);
@@ -248,6 +257,7 @@ static void out_send(int dirfd, const char *name, int err)
 		dprintf(err, "nprocguard guest /init: %s/%s: cannot read it: not sent back\n", out_dir,
 			name);
 		free(data);
+		out_keep(name);
 		return;
 	}
 	snprintf(head, sizeof(head), "npg-guest: file %lld %s\n", (long long)sb.st_size, name);
