@@ -118,10 +118,23 @@ void npg_guest_files_end(struct npg_guest_files *f)
 	f->received++;
 }
 
+/*
+ * What the guest wrote is shown on the user's terminal: a control byte (an
+ * escape sequence from a hostile or broken guest) is shown as '?', so it cannot
+ * move the cursor, retitle the window or hide the lines around it.
+ */
+static void make_printable(char *s, bool keep_newlines)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && !(keep_newlines && (*p == '\n' || *p == '\t'))) || *p == 0x7f)
+			*p = '?';
+}
+
 static void status_line(struct npg_guest_status *s, const char *line)
 {
 	if (strncmp(line, "npg-guest: start ", 17) == 0) {
 		snprintf(s->release, sizeof(s->release), "%s", line + 17);
+		make_printable(s->release, false);
 		s->state = NPG_GUEST_RUNNING;
 	} else if (sscanf(line, "npg-guest: exit %d", &s->exit_status) == 1) {
 		s->state = NPG_GUEST_DONE;
@@ -129,6 +142,7 @@ static void status_line(struct npg_guest_status *s, const char *line)
 		s->state = NPG_GUEST_DONE;
 	} else if (strncmp(line, "npg-guest: error ", 17) == 0) {
 		snprintf(s->error, sizeof(s->error), "%s", line + 17);
+		make_printable(s->error, false);
 		s->state = NPG_GUEST_FAILED;
 	} else if (strncmp(line, "npg-guest: file ", 16) == 0) {
 		file_begin(s, line + 16);
@@ -187,6 +201,7 @@ static void console_tail(const char *path, char *out, size_t len)
 	for (char *p = out; *p; p++)	/* the console writes "\r\n" */
 		if (*p == '\r')
 			*p = ' ';
+	make_printable(out, true);
 }
 
 void npg_guest_diagnose(const char *console, enum npg_guest_state state, bool timed_out,
