@@ -137,10 +137,21 @@ int npg_cmd_guest(int argc, char **argv)
 					       "the guest)");
 				usage_error();
 			}
-			/* a FIFO would block the initramfs's copy, a device give no end */
-			if (stat(optarg, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			/* before any work: a FIFO would block the initramfs's copy, a
+			 * device give no end (the copy checks again, as it opens) */
+			if (stat(optarg, &sb) < 0) {
+				fprintf(stderr, "nprocguard guest: --file %s: %s\n", optarg,
+					strerror(errno));
+				usage_error();
+			}
+			if (!S_ISREG(sb.st_mode)) {
 				fprintf(stderr, "nprocguard guest: --file %s: not a regular file (the "
 					"guest gets a copy of regular files only)\n", optarg);
+				usage_error();
+			}
+			if (sb.st_size > NPG_CPIO_FILE_MAX) {
+				fprintf(stderr, "nprocguard guest: --file %s: larger than %d MiB, more "
+					"than a guest holds\n", optarg, NPG_CPIO_FILE_MAX >> 20);
 				usage_error();
 			}
 			files[spec.nfiles++] = optarg;

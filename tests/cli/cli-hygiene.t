@@ -117,7 +117,7 @@ test_expect "explore -o and --dot with an empty value are refused before the sea
 	refused 2 "nprocguard explore: bad --dot ..: empty (a file name)" explore -p linux-6 -P no-root-after-failed-drop --dot "" "$C"
 '
 test_expect "explore -o and --dot that cannot be written are refused before the search, not after it" '
-	refused 2 "nprocguard explore: --out $TMP/nowhere: No such file or directory" explore -p linux-2.6 -o "$TMP/nowhere" "$C" &&
+	refused 2 "nprocguard explore: --out $TMP/nowhere/deeper: No such file or directory" explore -p linux-2.6 -o "$TMP/nowhere/deeper" "$C" &&
 	refused 2 "nprocguard explore: --out $C: Not a directory" explore -p linux-2.6 -o "$C" "$C" &&
 	refused 2 "nprocguard explore: --dot $TMP/nowhere/x.dot: No such file or directory" explore -p linux-2.6 --dot "$TMP/nowhere/x.dot" "$C" &&
 	refused 2 "nprocguard explore: --dot $TMP: Is a directory" explore -p linux-2.6 --dot "$TMP" "$C"
@@ -302,19 +302,21 @@ fi
 
 # --- a FIFO where a guest or a child must read the file again ---
 FAKE="$TOP/tests/cli/fixtures/fake-qemu"
+IMG="$TMP/fake.bzImage"	# a setup header and no kernel, for the stand-in
+"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
 test_expect "conform --kernel, compare and guest --file refuse a FIFO instead of hanging on it" '
 	mkfifo "$TMP/fifo.npg" &&
 	refused 2 "nprocguard conform: $TMP/fifo.npg: a FIFO or a pipe, not a regular file: the run in a guest or a child process reads regular files only (give it as -, standard input)" \
-		conform --kernel "$FAKE" "$TMP/fifo.npg" &&
+		conform --kernel "$IMG" "$TMP/fifo.npg" &&
 	refused 2 "nprocguard compare: $TMP/fifo.npg: a FIFO or a pipe, not a regular file: .*" \
 		compare host host "$TMP/fifo.npg" &&
 	refused 125 "nprocguard guest: --file $TMP/fifo.npg: not a regular file (the guest gets a copy of regular files only)" \
-		guest --kernel "$FAKE" -f "$TMP/fifo.npg" /bin/true
+		guest --kernel "$IMG" -f "$TMP/fifo.npg" /bin/true
 '
 test_expect "conform --kernel - interrupted: the copy of standard input is removed too" '
 	mkdir "$TMP/tsig" &&
 	{ FAKE_QEMU=hang FAKE_QEMU_PID="$TMP/qemu.pid" NPROCGUARD_QEMU="$FAKE" NPROCGUARD_CACHE="$TMP/cache" TMPDIR="$TMP/tsig" \
-		"$NPG" conform --kernel "$FAKE" - <"$A/01-cgiwrap.npg" >/dev/null 2>"$TMP/stderr" & } &&
+		"$NPG" conform --kernel "$IMG" - <"$A/01-cgiwrap.npg" >/dev/null 2>"$TMP/stderr" & } &&
 	pid=$! && n=0 &&
 	until [ -s "$TMP/qemu.pid" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done &&
 	ls "$TMP/tsig" | grep -q "^nprocguard-stdin\." &&

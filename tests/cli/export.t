@@ -187,7 +187,7 @@ test_expect "-o that is a file, a FIFO, a device, a link to nothing or empty is 
 	expect_exit 2 "$NPG" export -o "$TMP/dangling" "$S/article/01-cgiwrap.npg" &&
 	grep -qx "nprocguard export: $TMP/dangling: No such file or directory (a symbolic link to nothing)" "$TMP/stderr" &&
 	expect_exit 2 "$NPG" export -o "" "$S/article/01-cgiwrap.npg" &&
-	grep -qx "nprocguard export: -o .\{2\}: an empty name is no directory" "$TMP/stderr" &&
+	grep -qx "nprocguard export: bad --out .\{2\}: empty (a directory)" "$TMP/stderr" &&
 	mkdir "$TMP/real" && ln -s "$TMP/real" "$TMP/dirlink" &&
 	expect_exit 0 "$NPG" export -o "$TMP/dirlink" "$S/article/01-cgiwrap.npg" && test -s "$TMP/real/Makefile"
 '

@@ -70,17 +70,18 @@ test_expect "--env takes NAME=VALUE or a NAME set here, a NAME of letters, digit
 
 # Before: a FIFO blocked the command in open(), a device was opened (some
 # act when opened), a sparse 200 MiB file was read whole into memory
-test_expect "--file takes regular files only, not opened otherwise, and at most 128 MiB" '
+test_expect "--file takes regular files only, not opened otherwise, and at most 128 MiB, said before any work" '
 	refused() {
 		NPROCGUARD_QEMU="$TMP/no-qemu" expect_exit 125 timeout 20 "$NPG" guest --kernel "$IMG" \
 			--file "$1" /bin/true &&
-		grep -q "^nprocguard guest: initramfs: $1: $2$" "$TMP/stderr"
+		grep -q "^nprocguard guest: --file $1: $2$" "$TMP/stderr"
 	}
 	mkfifo "$TMP/ff" && mkdir "$TMP/dir" && truncate -s 200M "$TMP/huge" &&
-	refused "$TMP/ff" "not a regular file" && refused "$TMP/dir" "not a regular file" &&
+	refused "$TMP/ff" "not a regular file (the guest gets a copy of regular files only)" &&
+	refused "$TMP/dir" "not a regular file (the guest gets a copy of regular files only)" &&
 	refused "$TMP/huge" "larger than 128 MiB, more than a guest holds" &&
 	refused "$TMP/none" "No such file or directory" &&
-	if mknod "$TMP/full" c 1 7 2>/dev/null; then refused "$TMP/full" "not a regular file"; fi
+	if mknod "$TMP/full" c 1 7 2>/dev/null; then refused "$TMP/full" "not a regular file (the guest gets a copy of regular files only)"; fi
 '
 
 test_expect "the program's status, output and error come back (stand-in)" '

@@ -73,22 +73,24 @@ test_expect "status --format prometheus to a pipe with no reader exits 2" '
 # write that fails there is as much an error (the stand-in QEMU first,
 # then a real kernel image)
 FAKE="$TOP/tests/cli/fixtures/fake-qemu"
+IMG="$TMP/fake.bzImage"	# a setup header and no kernel, for the stand-in
+"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
 export NPROCGUARD_CACHE="$TMP/cache"
 test_expect "guest >/dev/full (stand-in QEMU): write error, exit 2, not the program's status" '
-	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" full "$NPG" guest --kernel "$FAKE" /bin/true &&
+	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" full "$NPG" guest --kernel "$IMG" /bin/true &&
 	grep -q "^a warning from the guest" "$TMP/stderr"
 '
 test_expect "guest with stdout closed (stand-in QEMU): write error: Bad file descriptor" '
-	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" closed "$NPG" guest --kernel "$FAKE" /bin/true
+	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" closed "$NPG" guest --kernel "$IMG" /bin/true
 '
 test_expect "guest to a pipe with no reader (stand-in QEMU): write error: Broken pipe" '
-	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" epipe "$NPG" guest --kernel "$FAKE" /bin/true
+	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" epipe "$NPG" guest --kernel "$IMG" /bin/true
 '
 test_expect "conform --kernel >/dev/full (stand-in QEMU): the guest's report lost is an error" '
-	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" full "$NPG" conform --kernel "$FAKE" "$A/01-cgiwrap.npg"
+	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" full "$NPG" conform --kernel "$IMG" "$A/01-cgiwrap.npg"
 '
 test_expect "guest with its output written in full is no error (its own status)" '
-	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" expect_exit 1 "$NPG" guest --kernel "$FAKE" /bin/true
+	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" expect_exit 1 "$NPG" guest --kernel "$IMG" /bin/true
 '
 
 smallest_image
