@@ -771,10 +771,11 @@ int npg_cmd_conform(int argc, char **argv)
 		guest.out_dir = random_n > 0 ? outdir : NULL;
 		return conform_in_guest(&guest, argv, optind, &files);
 	}
-	if (npg_real_preflight(&o.host) < 0)
+	if (npg_real_preflight(&o.host) < 0 ||
+	    npg_real_claim_window("conform", o.uid_base, o.wait) < 0) {
+		npg_scenario_files_free(&files);
 		return NPG_EXIT_NOT_RUN;
-	if (npg_real_claim_window("conform", o.uid_base, o.wait) < 0)
-		return NPG_EXIT_NOT_RUN;
+	}
 	if (model.arg && o.policy) {
 		fprintf(stderr, "nprocguard conform: --model and --policy both name the model: "
 			"give one\n");
@@ -785,8 +786,10 @@ int npg_cmd_conform(int argc, char **argv)
 	if (o.host.policy)
 		o.release = &o.host.rel;
 	if (model.arg) {
-		if (npg_model_resolve("conform", &model, &o.host, o.uid_base, &model_rel) < 0)
+		if (npg_model_resolve("conform", &model, &o.host, o.uid_base, &model_rel) < 0) {
+			npg_scenario_files_free(&files);
 			return NPG_EXIT_NOT_RUN;
+		}
 		o.policy = model_rel.policy;
 		o.release = &model_rel;
 	}
