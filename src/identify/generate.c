@@ -110,7 +110,7 @@ static const struct npg_trace *trace_of(struct gen *g, const struct npg_scenario
 
 	if (!g->traced[k]) {
 		if (npg_trace_model(&g->trace[k], sc, &g->configs.c[config].config, &g->host[profile],
-				    NULL, false) < 0)
+				    NULL, 0, false) < 0)
 			return NULL;
 		g->traced[k] = true;
 	}

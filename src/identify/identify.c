@@ -34,7 +34,8 @@ static int detail(const struct ctx *x, const struct npg_config *c, int p,
 	struct npg_trace t;
 	int stmt = at->stmt;
 
-	if (npg_trace_model(&t, x->probes->p[p].sc, c, x->host, &x->host->rel, true) < 0)
+	if (npg_trace_model(&t, x->probes->p[p].sc, c, x->host, &x->host->rel,
+			    x->kernel[p].root_raised, true) < 0)
 		return -1;
 	if (!npg_trace_stmt_differs(&t, &x->kernel[p], stmt, at))
 		at->stmt = stmt;	/* a field one side lacks: the statement still differs */
@@ -57,7 +58,8 @@ static int fit_of(const struct ctx *x, const struct npg_config *c, struct fit *f
 		struct npg_contradiction first;
 		int n;
 
-		if (npg_trace_model(&t, x->probes->p[p].sc, c, x->host, &x->host->rel, false) < 0)
+		if (npg_trace_model(&t, x->probes->p[p].sc, c, x->host, &x->host->rel,
+				    x->kernel[p].root_raised, false) < 0)
 			return -1;
 		n = npg_trace_contradictions(&t, &x->kernel[p], &first);
 		if (n && f->probe < 0) {
@@ -162,7 +164,7 @@ static int rule_out(const struct ctx *x, struct npg_identified *out, const struc
 			struct npg_contradiction c, d;
 
 			if (npg_trace_model(&t, x->probes->p[p].sc, &nb[k], x->host, &x->host->rel,
-					    false) < 0)
+					    x->kernel[p].root_raised, false) < 0)
 				return -1;
 			/* the other value contradicts the kernel where the answer does not */
 			if (npg_trace_differences(&t, &ta[p], &d) &&

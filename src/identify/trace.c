@@ -11,7 +11,26 @@
 struct collect {
 	struct npg_trace *t;
 	struct npg_fields scratch;	/* reused from statement to statement */
+	long root_procs;		/* root's tasks the model starts from: 0 the file's */
 };
+
+/*
+ * The backend has started: a guest's own root tasks beyond the file's are
+ * noted (the kernel side), and the model starts from them (the model side)
+ * -- probes with root callers read root's count in 5.14-5.16's set_user()
+ */
+static int on_begin(void *arg, const struct npg_run *run)
+{
+	struct collect *c = arg;
+	struct npg_backend *b = run->cols[0].backend;
+
+	if (!run->cols[0].started)
+		return 0;
+	c->t->root_raised = b->root_raised;
+	if (c->root_procs > 0)
+		npg_model_backend_root_procs(b, run->sc, c->root_procs);
+	return 0;
+}
 
 /* FNV-1a over the compared fields' names and values */
 static uint64_t digest_of(const struct npg_fields *fs)
@@ -62,12 +81,12 @@ static int on_statement(void *arg, const struct npg_run *run, int stmt, const st
 	return 0;
 }
 
-int npg_trace_run(struct npg_trace *t, const struct npg_scenario *sc, struct npg_backend *b,
-		  bool detailed)
+static int trace_run(struct npg_trace *t, const struct npg_scenario *sc, struct npg_backend *b,
+		     long root_procs, bool detailed)
 {
 	struct npg_column col = { .backend = b, .policy_index = -1 };
-	struct collect c = { t, { 0 } };
-	struct npg_sink sink = { .statement = on_statement, .arg = &c };
+	struct collect c = { t, { 0 }, root_procs };
+	struct npg_sink sink = { .begin = on_begin, .statement = on_statement, .arg = &c };
 	struct npg_run run;
 	int rc;
 
@@ -86,9 +105,15 @@ int npg_trace_run(struct npg_trace *t, const struct npg_scenario *sc, struct npg
 	return rc == NPG_RUN_NO_MEMORY ? -1 : 0;
 }
 
+int npg_trace_run(struct npg_trace *t, const struct npg_scenario *sc, struct npg_backend *b,
+		  bool detailed)
+{
+	return trace_run(t, sc, b, 0, detailed);
+}
+
 int npg_trace_model(struct npg_trace *t, const struct npg_scenario *sc,
 		    const struct npg_config *c, const struct npg_host *host,
-		    const struct npg_release *rel, bool detailed)
+		    const struct npg_release *rel, long root_procs, bool detailed)
 {
 	struct npg_release as = { 0 };
 	struct npg_backend b;
@@ -99,7 +124,7 @@ int npg_trace_model(struct npg_trace *t, const struct npg_scenario *sc,
 	as.rules = c->rules;
 	as.cap_last_cap = rel ? rel->cap_last_cap : 40;
 	npg_model_backend_as_machine(&b, c->policy, &as, host);
-	return npg_trace_run(t, sc, &b, detailed);
+	return trace_run(t, sc, &b, root_procs, detailed);
 }
 
 void npg_trace_free(struct npg_trace *t)

@@ -26,6 +26,8 @@ struct npg_trace {
 	struct npg_trace_stmt *s;	/* [sc->nstmts] */
 	bool not_started;		/* the backend could not start: error */
 	char error[256];
+	/* root's tasks a guest kept beyond the file's (npg_backend.root_raised): 0 none */
+	long root_raised;
 };
 
 /*
@@ -38,11 +40,13 @@ int npg_trace_run(struct npg_trace *t, const struct npg_scenario *sc, struct npg
 /*
  * The model of @c as it runs on machine @host (its bounding set, Yama,
  * fs.suid_dumpable, no_new_privs), for a kernel of release @rel (its
- * CAP_LAST_CAP; NULL: every capability)
+ * CAP_LAST_CAP; NULL: every capability), root starting with @root_procs
+ * tasks when a guest kept that many (the kernel trace's root_raised; 0:
+ * the file's count), as conform's model does
  */
 int npg_trace_model(struct npg_trace *t, const struct npg_scenario *sc,
 		    const struct npg_config *c, const struct npg_host *host,
-		    const struct npg_release *rel, bool detailed);
+		    const struct npg_release *rel, long root_procs, bool detailed);
 void npg_trace_free(struct npg_trace *t);
 
 /* Where @model contradicts @kernel: the first field, or none */
