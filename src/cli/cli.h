@@ -26,6 +26,14 @@ struct npg_policy;
 
 #define NPG_DEFAULT_UID_BASE 3000000000u
 
+/*
+ * Guests at once (conform --kernel, compare --jobs): at most this many;
+ * by default the online CPUs (TCG takes a host core per guest), fewer when
+ * the memory available does not hold that many 512 MiB guests
+ */
+#define NPG_JOBS_MAX 64
+int npg_default_jobs(void);
+
 int npg_cmd_run(int argc, char **argv);
 int npg_cmd_conform(int argc, char **argv);
 int npg_cmd_explore(int argc, char **argv);

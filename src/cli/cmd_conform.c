@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "cli/cli.h"
 #include "cli/closeout.h"
+#include "cli/conform_report.h"
 #include "cli/model_option.h"
 #include "cli/scenario_files.h"
 #include "guest/guest.h"
@@ -87,27 +88,6 @@ struct conform_opts {
 	bool wait;
 };
 
-/* The file's own expectations (`=> ...`), checked on both sides, as `run` does */
-struct expectation_stats {
-	int checked, held, failed;
-	int unchecked;		/* decided by a machine the file does not describe */
-};
-
-struct totals {
-	int scenarios;
-	struct npg_conform_stats stats;
-	struct expectation_stats expect;
-	bool broken;		/* an internal error: exit 2 */
-	bool not_started;	/* a scenario could not start: exit 3 */
-	bool stopped;		/* out of memory or stdout failed: no point going on */
-	bool first_json;
-	struct npg_reasons reasons;	/* why statements were unreproducible */
-	int attempted;		/* scenarios given to conform_one(), for the tally */
-};
-
-/* the reasons of unreproducible statements listed in text, the rest summed */
-#define REASONS_SHOWN 12
-
 /* --random's line of scenarios done; erased before any other output */
 static struct npg_progress progress;
 
@@ -156,7 +136,7 @@ struct conform_sink {
 	void (*emit)(const struct npg_run *, const struct npg_diff *, void *);
 	void *emit_arg;
 	struct npg_conform_stats st;
-	struct expectation_stats expect;
+	struct npg_expectation_stats expect;
 	/* JSON: the failed expectations, written after the differences */
 	FILE *failures;
 	char *failures_buf;
@@ -364,7 +344,7 @@ static int run_both(const struct conform_opts *o, const struct npg_scenario *sc,
 
 /* 0, or -1 when nothing more can be written (out of memory, a write error: said) */
 static int conform_one(const struct conform_opts *o, const struct npg_scenario *sc,
-		       struct totals *tot)
+		       struct npg_conform_totals *tot)
 {
 	struct conform_sink cs = { .json = o->fmt == NPG_FORMAT_JSON,
 				   .first_file = tot->first_json,
@@ -423,6 +403,7 @@ static int conform_one(const struct conform_opts *o, const struct npg_scenario *
 		fwrite(cs.failures_buf, 1, cs.failures_len, stdout);
 		printf("]}");
 		tot->first_json = false;
+		tot->json_objects++;
 	} else if (!o->quiet) {
 		npg_safe_fputs(sc->file, stdout);
 		printf(": %d statements: %d agree, %d differ, %d unreproducible here", st->statements,
@@ -524,84 +505,114 @@ static unsigned random_flags(const struct npg_host *host)
 	return host->userns_legacy ? NPG_RANDOM_USERNS_2_6_39 : NPG_RANDOM_NO_USERNS;
 }
 
-static int conform_random(const struct conform_opts *o, int count, uint64_t seed,
-			  const char *outdir, struct totals *tot)
+/* Random scenario @n: run, and when it differs shrunk and written to @outdir */
+static void random_one(const struct conform_opts *o, uint64_t seed, int n, char *text,
+		       const char *outdir, struct npg_conform_totals *tot)
 {
-	char *text = malloc(RANDOM_TEXT_MAX);
+	struct conform_opts quiet = *o;
+	struct npg_scenario *sc;
+	char name[64];
+	int before = tot->stats.differ;
+
+	if (npg_random_scenario(seed, n, random_flags(&o->host), text, RANDOM_TEXT_MAX) < 0)
+		return;
+	snprintf(name, sizeof(name), "random-%llu-%d", (unsigned long long)seed, n);
+	npg_progress_update(&progress, n);
+	sc = npg_scenario_parse(name, text, strlen(text), stderr);
+	if (!sc) {
+		npg_progress_clear(&progress);
+		fprintf(stderr, "nprocguard conform: internal error: generated scenario %d does "
+			"not parse\n%s", n, text);
+		tot->broken = true;
+		return;
+	}
+	quiet.quiet = true;
+	if (conform_one(&quiet, sc, tot) < 0)
+		tot->broken = tot->stopped = true;
+	if (tot->stats.differ > before) {
+		struct shrink_ctx ctx = { o };
+		int tries;
+
+		npg_progress_clear(&progress);
+		tries = npg_shrink_lines(text, still_differs, &ctx);
+
+		fprintf(stderr, "nprocguard conform: scenario %d differs; shrunk in %d tries "
+			"to:\n%s", n, tries, text);
+		if (write_shrunk(outdir, seed, n, text) < 0)
+			tot->broken = true;	/* lost output: exit 2 */
+	}
+	npg_scenario_free(sc);
+}
+
+/*
+ * Scenario @i of the run, when it is @sh's (every one outside a shard):
+ * run by @fn, and in a shard its output sent as that scenario's frame
+ */
+static void shard_scenario(struct npg_shard *sh, int i, struct npg_conform_totals *tot,
+			   void (*fn)(int, void *), void *arg)
+{
+	int objects = tot->json_objects;
+
+	if (!npg_shard_mine(sh, i))
+		return;
+	fn(i, arg);
+	if (sh->n == 0)
+		return;
+	/* each scenario's JSON object stands alone: the host puts the commas */
+	tot->first_json = true;
+	if (npg_shard_frame(sh, "scenario", i, tot->json_objects > objects) < 0)
+		tot->broken = tot->stopped = true;
+}
+
+struct random_run {
+	const struct conform_opts *o;
+	uint64_t seed;
+	char *text;
+	const char *outdir;
+	struct npg_conform_totals *tot;
+};
+
+static void random_step(int n, void *arg)
+{
+	struct random_run *r = arg;
+
+	random_one(r->o, r->seed, n, r->text, r->outdir, r->tot);
+}
+
+/* @count random scenarios; the seconds they took in @seconds */
+static int conform_random(const struct conform_opts *o, int count, uint64_t seed,
+			  const char *outdir, struct npg_shard *sh, struct npg_conform_totals *tot,
+			  double *seconds)
+{
+	struct random_run run = { o, seed, malloc(RANDOM_TEXT_MAX), outdir, tot };
 	struct timespec t0, t1;
 
-	if (!text)
+	if (!run.text)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	npg_progress_init(&progress, "conform");
 	npg_progress_begin(&progress, "random", count, "scenarios");
-	for (int n = 0; !tot->stopped && n < count; n++) {
-		struct npg_scenario *sc;
-		char name[64];
-
-		if (npg_random_scenario(seed, n, random_flags(&o->host), text, RANDOM_TEXT_MAX) < 0)
-			continue;
-		snprintf(name, sizeof(name), "random-%llu-%d", (unsigned long long)seed, n);
-		npg_progress_update(&progress, n);
-		sc = npg_scenario_parse(name, text, strlen(text), stderr);
-		if (!sc) {
-			npg_progress_clear(&progress);
-			fprintf(stderr, "nprocguard conform: internal error: generated scenario %d does "
-				"not parse\n%s", n, text);
-			tot->broken = true;
-			continue;
-		}
-		{
-			struct conform_opts quiet = *o;
-			int before = tot->stats.differ;
-
-			quiet.quiet = true;
-			if (conform_one(&quiet, sc, tot) < 0)
-				tot->broken = tot->stopped = true;
-			if (tot->stats.differ > before) {
-				struct shrink_ctx ctx = { o };
-				int tries;
-
-				npg_progress_clear(&progress);
-				tries = npg_shrink_lines(text, still_differs, &ctx);
-
-				fprintf(stderr, "nprocguard conform: scenario %d differs; shrunk in %d tries "
-					"to:\n%s", n, tries, text);
-				if (write_shrunk(outdir, seed, n, text) < 0)
-					tot->broken = true;	/* lost output: exit 2 */
-			}
-		}
-		npg_scenario_free(sc);
-	}
+	for (int n = 0; !tot->stopped && n < count; n++)
+		shard_scenario(sh, n, tot, random_step, &run);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	npg_progress_clear(&progress);
-	if (o->fmt == NPG_FORMAT_TEXT)
-		printf("random: %d scenarios (seed %llu) in %.1f s\n", count, (unsigned long long)seed,
-		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	free(text);
+	*seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	free(run.text);
 	return 0;
 }
 
-/* The unreproducible statements' reasons, most frequent first, the rest summed */
-static void print_reasons(const struct npg_reasons *rs, int max)
-{
-	long rest = 0;
+struct files_run {
+	const struct conform_opts *o;
+	struct npg_scenario **sc;
+	struct npg_conform_totals *tot;
+};
 
-	if (rs->n == 0)
-		return;
-	printf("unreproducible here, by reason:\n");
-	for (int i = 0; i < rs->n; i++) {
-		if (i >= max) {
-			rest += rs->r[i].statements;
-			continue;
-		}
-		printf("  %ld statements in %ld scenarios: ", rs->r[i].statements, rs->r[i].scenarios);
-		/* a reason may quote a file's names: no escape sequences */
-		npg_safe_fputs(rs->r[i].reason, stdout);
-		putchar('\n');
-	}
-	if (rest)
-		printf("  %ld statements for %d other reasons\n", rest, rs->n - max);
+static void file_step(int i, void *arg)
+{
+	struct files_run *r = arg;
+
+	if (conform_one(r->o, r->sc[i], r->tot) < 0)
+		r->tot->broken = r->tot->stopped = true;
 }
 
 /*
@@ -633,16 +644,28 @@ static void say_model(const struct conform_opts *o, bool given, bool picked)
 /*
  * conform --kernel: this command line, its scenario arguments replaced by
  * @files (expanded here) and standard input's scenario by a copy that the
- * guest's conform names <stdin> (--stdin-file)
+ * guest's conform names <stdin> (--stdin-file); in @jobs guests at once
+ * when there are scenarios enough (conform_jobs.c)
  */
-static int conform_in_guest(const struct npg_guest_opts *guest, char **argv,
-			    int optind_, struct npg_scenario_files *files)
+static int conform_in_guest(const struct npg_guest_opts *guest, long jobs, char **argv,
+			    int optind_, struct npg_scenario_files *files,
+			    const struct npg_conform_end *end)
 {
 	char **gargv = calloc((size_t)(optind_ + files->n + 2), sizeof(char *)), *opt = NULL;
-	int n = 0, lost = 0, rc = NPG_EXIT_USAGE;
+	int n = 0, lost = 0, rc = NPG_EXIT_USAGE, bad = 0;
+	long scenarios = end->random_n > 0 ? end->random_n : files->n;
 
 	if (!gargv || npg_scenario_files_copyable("conform", files) < 0 ||
 	    npg_scenario_files_copy_stdin("conform", files) < 0)
+		goto out;
+	/* a file that does not parse is said here, once, before any guest boots */
+	for (int i = 0; i < files->n; i++) {
+		struct npg_scenario *sc = npg_scenario_files_load(files, i, NULL);
+
+		bad += !sc;
+		npg_scenario_free(sc);
+	}
+	if (bad)
 		goto out;
 	for (; n < optind_; n++)
 		gargv[n] = argv[n];
@@ -655,13 +678,28 @@ static int conform_in_guest(const struct npg_guest_opts *guest, char **argv,
 	}
 	for (int i = 0; i < files->n; i++)
 		gargv[n + i] = files->path[i];
-	rc = npg_guest_conform(guest, n + files->n, gargv, n, &lost);
-	npg_closeout_lost(lost);	/* its report, copied here: exit 2 at exit */
+	if (jobs == 0)
+		jobs = npg_default_jobs();
+	if (jobs > scenarios)
+		jobs = scenarios;
+	if (jobs > 1) {
+		rc = npg_conform_jobs(guest, (int)jobs, n + files->n, gargv, n, (int)scenarios, end);
+	} else {
+		rc = npg_guest_conform(guest, n + files->n, gargv, n, &lost);
+		npg_closeout_lost(lost);	/* its report, copied here: exit 2 at exit */
+	}
 out:
 	npg_scenario_files_free(files);
 	free(opt);
 	free(gargv);
 	return rc;
+}
+
+static void free_scenarios(struct npg_scenario **sc, int n)
+{
+	for (int i = 0; sc && i < n; i++)
+		npg_scenario_free(sc[i]);
+	free(sc);
 }
 
 int npg_cmd_conform(int argc, char **argv)
@@ -677,8 +715,11 @@ int npg_cmd_conform(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "jobs", required_argument, NULL, 'J' },
 		/* not for users: conform --kernel's copy of its standard input, in the guest */
 		{ "stdin-file", required_argument, NULL, 'S' },
+		/* not for users: one of several guests' share (conform_report.h) */
+		{ "shard", required_argument, NULL, 'K' },
 		NPG_GUEST_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -688,12 +729,18 @@ int npg_cmd_conform(int argc, char **argv)
 	struct npg_scenario_files files = { .stdin_index = -1 };
 	const char *stdin_file = NULL;
 	struct conform_opts o = { .fmt = NPG_FORMAT_TEXT, .uid_base = NPG_DEFAULT_UID_BASE };
-	struct totals tot = { .first_json = true };
+	struct npg_conform_totals tot = { .first_json = true };
+	struct npg_conform_end end = { .fmt = NPG_FORMAT_TEXT, .random_n = -1 };
+	struct npg_config in_use = { 0 };
+	struct npg_scenario **sc = NULL;
+	struct npg_shard shard = { 0 };
+	char spec[1024];
+	long jobs = 0;
 	const char *outdir = ".";
 	long random_n = -1;
 	unsigned long count;
 	uint64_t seed = 1;
-	int c, nfiles, bad = 0;
+	int c, nfiles, bad = 0, rc;
 	bool picked;
 
 	while ((c = getopt_long(argc, argv, "p:f:u:r:s:o:qh", longopts, NULL)) != -1) {
@@ -742,6 +789,15 @@ int npg_cmd_conform(int argc, char **argv)
 		case 'S':
 			stdin_file = optarg;
 			break;
+		case 'K':
+			if (npg_shard_parse(&shard, optarg) < 0)
+				npg_usage_error("conform");
+			break;
+		case 'J':
+			if (npg_parse_count("conform", "--jobs", optarg, 1, NPG_JOBS_MAX, &count) < 0)
+				npg_usage_error("conform");
+			jobs = (long)count;
+			break;
 		case 'h':
 			usage();
 			return NPG_EXIT_OK;
@@ -769,7 +825,14 @@ int npg_cmd_conform(int argc, char **argv)
 	if (guest.kernel) {	/* the same, inside that kernel under QEMU */
 		/* what the guest writes to --out comes back here, where the user meant */
 		guest.out_dir = random_n > 0 ? outdir : NULL;
-		return conform_in_guest(&guest, argv, optind, &files);
+		end = (struct npg_conform_end){ .fmt = o.fmt, .quiet = o.quiet,
+						.random_n = random_n, .seed = seed };
+		return conform_in_guest(&guest, jobs, argv, optind, &files, &end);
+	}
+	if (jobs) {
+		fprintf(stderr, "nprocguard conform: --jobs is the number of guests: it goes with "
+			"--kernel\n");
+		npg_usage_error("conform");
 	}
 	if (npg_real_preflight(&o.host) < 0 ||
 	    npg_real_claim_window("conform", o.uid_base, o.wait) < 0) {
@@ -795,6 +858,33 @@ int npg_cmd_conform(int argc, char **argv)
 	}
 	if (!o.policy)
 		o.policy = o.host.policy ? o.host.policy : &npg_policy_linux_6;
+	in_use.policy = o.policy;
+	end = (struct npg_conform_end){ .fmt = o.fmt, .quiet = o.quiet, .random_n = random_n,
+					.seed = seed };
+	/* the files before the report begins: a bad one is a usage error, said alone */
+	if (random_n < 0) {
+		nfiles = files.n;
+		if (!(sc = calloc((size_t)nfiles, sizeof(*sc)))) {
+			npg_scenario_files_free(&files);
+			return NPG_EXIT_USAGE;
+		}
+		for (int i = 0; i < nfiles; i++)
+			if (!(sc[i] = npg_scenario_files_load(&files, i, stdin_file)))
+				bad++;
+		npg_scenario_files_free(&files);
+		if (bad) {
+			free_scenarios(sc, nfiles);
+			return NPG_EXIT_USAGE;
+		}
+	}
+	/* the policy and every rule it runs by, as --model takes them */
+	npg_rules_for_policy(o.policy, o.release, &in_use.rules);
+	npg_config_format(&in_use, spec, sizeof(spec));
+	/* one of several guests: what follows is sent back in frames */
+	if (shard.n && npg_shard_start(&shard) < 0) {
+		free_scenarios(sc, nfiles);
+		return NPG_EXIT_NOT_RUN;
+	}
 	if (o.fmt == NPG_FORMAT_TEXT && !o.quiet)
 		say_model(&o, model.arg != NULL, picked);
 	if (o.host.no_new_privs && o.fmt == NPG_FORMAT_TEXT && !o.quiet)
@@ -811,83 +901,35 @@ int npg_cmd_conform(int argc, char **argv)
 							 : ", no user namespaces");
 	}
 	if (o.fmt == NPG_FORMAT_JSON) {
-		struct npg_config in_use = { .policy = o.policy };
-		char spec[1024];
-
-		npg_rules_for_policy(o.policy, o.release, &in_use.rules);
-		npg_config_format(&in_use, spec, sizeof(spec));
 		printf("{\n  \"kernel\": ");
 		npg_json_string(stdout, o.host.release);
 		printf(",\n  \"policy\": ");
 		npg_json_string(stdout, o.policy->name);
-		/* the policy and every rule it runs by, as --model takes them */
 		printf(",\n  \"model\": ");
 		npg_json_string(stdout, spec);
 		printf(",\n  \"scenarios\": [");
 	}
+	if (shard.n && npg_shard_frame(&shard, "header", -1, false) < 0)
+		tot.broken = tot.stopped = true;
 	if (random_n > 0) {
-		conform_random(&o, (int)random_n, seed, outdir, &tot);
+		if (conform_random(&o, (int)random_n, seed, outdir, &shard, &tot, &end.seconds) < 0)
+			tot.broken = true;
 	} else {
-		struct npg_scenario **sc;
+		struct files_run run = { &o, sc, &tot };
 
-		nfiles = files.n;
-		if (!(sc = calloc((size_t)nfiles, sizeof(*sc)))) {
-			npg_scenario_files_free(&files);
-			return NPG_EXIT_USAGE;
-		}
-		for (int i = 0; i < nfiles; i++)
-			if (!(sc[i] = npg_scenario_files_load(&files, i, stdin_file)))
-				bad++;
-		npg_scenario_files_free(&files);
-		for (int i = 0; !bad && !tot.stopped && i < nfiles; i++)
-			if (conform_one(&o, sc[i], &tot) < 0)
-				tot.broken = tot.stopped = true;
-		for (int i = 0; i < nfiles; i++)
-			npg_scenario_free(sc[i]);
-		free(sc);
-		if (bad)
-			return NPG_EXIT_USAGE;
+		for (int i = 0; !tot.stopped && i < nfiles; i++)
+			shard_scenario(&shard, i, &tot, file_step, &run);
+		free_scenarios(sc, nfiles);
 	}
-	npg_reasons_sort(&tot.reasons);
-	if (o.fmt == NPG_FORMAT_JSON) {
-		printf("\n  ],\n  \"summary\": {\"scenarios\": %d, \"statements\": %d, \"agree\": %d, "
-		       "\"differ\": %d, \"unreproducible\": %d, \"unreproducible_reasons\": [",
-		       tot.scenarios, tot.stats.statements, tot.stats.agree, tot.stats.differ,
-		       tot.stats.unreproducible);
-		for (int i = 0; i < tot.reasons.n; i++) {
-			printf("%s\n    {\"reason\": ", i ? "," : "");
-			npg_json_string(stdout, tot.reasons.r[i].reason);
-			printf(", \"statements\": %ld, \"scenarios\": %ld}", tot.reasons.r[i].statements,
-			       tot.reasons.r[i].scenarios);
-		}
-		printf("], \"expectations\": %d, \"expectations_held\": %d, \"expectations_failed\": %d, "
-		       "\"expectations_unchecked\": %d}\n}\n", tot.expect.checked, tot.expect.held,
-		       tot.expect.failed, tot.expect.unchecked);
+	end.release = o.host.release;
+	end.spec = spec;
+	if (shard.n) {
+		if (npg_shard_finish(&shard, &tot, o.host.release, spec) < 0)
+			tot.broken = true;
 	} else {
-		/* per statement they are told only without --quiet, and never for --random */
-		if (random_n > 0 || o.quiet)
-			print_reasons(&tot.reasons, REASONS_SHOWN);
-		struct npg_config in_use = { .policy = o.policy };
-		char spec[1024];
-
-		if (tot.expect.checked || tot.expect.unchecked)
-			printf("expectations of the files: %d checked, %d held, %d failed, %d not "
-			       "checked (another machine's: Yama, no_new_privs, root's count)\n",
-			       tot.expect.checked, tot.expect.held, tot.expect.failed,
-			       tot.expect.unchecked);
-		/* the policy and every rule that differs from its own: what was compared */
-		npg_rules_for_policy(o.policy, o.release, &in_use.rules);
-		npg_config_format(&in_use, spec, sizeof(spec));
-		printf("conform: %d scenarios, %d statements, %d differences, %d unreproducible here, "
-		       "kernel %s, model %s\n", tot.scenarios, tot.stats.statements, tot.stats.differ,
-		       tot.stats.unreproducible, o.host.release, spec);
+		npg_conform_summary(&tot, &end);
 	}
+	rc = npg_conform_status(&tot);
 	npg_reasons_free(&tot.reasons);
-	if (tot.broken)
-		return NPG_EXIT_USAGE;
-	/* a scenario that did not run leaves the answer incomplete: that outranks a difference */
-	if (tot.not_started)
-		return NPG_EXIT_NOT_RUN;
-	/* an expectation the kernel (or the model) contradicts fails the run, as in `run` */
-	return tot.stats.differ || tot.expect.failed ? NPG_EXIT_FAILED : NPG_EXIT_OK;
+	return rc;
 }

@@ -18,7 +18,7 @@
 
 #include "guest/guest.h"
 
-#define ARGV_MAX 1024
+#define ARGV_MAX NPG_GUEST_ARGV_MAX
 
 int npg_guest_option(struct npg_guest_opts *g, const char *cmd, int c, const char *arg)
 {
@@ -30,8 +30,9 @@ int npg_guest_option(struct npg_guest_opts *g, const char *cmd, int c, const cha
 		g->kernel = arg;
 		return 0;
 	case 0x101:
-		if (strcmp(arg, "tcg") != 0 && strcmp(arg, "kvm") != 0) {
-			fprintf(stderr, "nprocguard %s: --accel is tcg or kvm, not '%s'\n", cmd, arg);
+		if (strcmp(arg, "tcg") != 0 && strcmp(arg, "kvm") != 0 && strcmp(arg, "auto") != 0) {
+			fprintf(stderr, "nprocguard %s: --accel is auto, tcg or kvm, not '%s'\n", cmd,
+				arg);
 			return -1;
 		}
 		g->accel = arg;
@@ -54,7 +55,7 @@ int npg_guest_option(struct npg_guest_opts *g, const char *cmd, int c, const cha
 /* Is "--NAME[=V]" (as getopt_long accepted it, so unambiguous) a host-only option? */
 static bool host_only(const char *a, bool *has_value)
 {
-	static const char *const names[] = { "kernel", "accel", "guest-timeout" };
+	static const char *const names[] = { "kernel", "accel", "guest-timeout", "jobs" };
 	size_t len;
 
 	if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
@@ -137,6 +138,65 @@ int npg_guest_check_image(const char *image, const char *cmd, const char *what)
 	return -1;
 }
 
+const char *npg_guest_accel(const struct npg_guest_opts *g, const char *cmd)
+{
+	const char *dev = getenv("NPROCGUARD_KVM");
+	int fd;
+
+	if (g->accel && strcmp(g->accel, "auto") != 0)
+		return g->accel;
+	if (!dev || !*dev)
+		dev = "/dev/kvm";
+	/* what QEMU does first with it: without it, QEMU would only fail */
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "nprocguard %s: no KVM (%s: %s): using TCG\n", cmd, dev,
+			strerror(errno));
+		return "tcg";
+	}
+	close(fd);
+	return "auto";
+}
+
+static void say_accel(const struct npg_guest_opts *g, const char *accel)
+{
+	char line[16];
+	int n = snprintf(line, sizeof(line), "%s\n", accel);
+
+	if (g->accel_fd > 2 && write(g->accel_fd, line, (size_t)n) < 0)
+		return;	/* the reader is gone: so is the run */
+}
+
+/*
+ * QEMU under @q->accel, or with "auto" a trial under KVM and, when KVM
+ * failed, the same boot again under TCG (said in one line)
+ */
+static int qemu_run_accel(const struct npg_guest_opts *g, struct npg_qemu_opts *q,
+			  struct npg_qemu_result *r, const char *cmd, char *err, size_t errlen)
+{
+	bool trial = strcmp(q->accel, "auto") == 0;
+
+	if (trial) {
+		q->accel = "kvm";
+		q->kvm_trial = true;
+		q->ready_fd = g->accel_fd;
+	} else {
+		say_accel(g, q->accel);
+	}
+	if (npg_qemu_run(q, r, err, errlen) < 0)
+		return -1;
+	if (!trial || !r->kvm_error[0])
+		return 0;
+	fprintf(stderr, "nprocguard %s: KVM failed (%s): using TCG\n", cmd, r->kvm_error);
+	say_accel(g, "tcg");
+	q->accel = "tcg";
+	q->kvm_trial = false;
+	q->ready_fd = 0;
+	if (npg_guest_pending_signal())
+		return 0;	/* r says it */
+	return npg_qemu_run(q, r, err, errlen);
+}
+
 int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_spec *spec,
 		   int out_fd, int err_fd, const char *cmd, struct npg_guest_result *res)
 {
@@ -144,7 +204,7 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 		err[1024];
 	const char *tmpdir = getenv("TMPDIR");
 	struct npg_qemu_opts q = {
-		.kernel = g->kernel, .accel = g->accel ? g->accel : "tcg",
+		.kernel = g->kernel, .accel = npg_guest_accel(g, cmd), .cancel_fd = g->cancel_fd,
 		.memory_mb = NPG_GUEST_MEMORY_MB, .boot_timeout = NPG_GUEST_BOOT_TIMEOUT,
 		.timeout = g->timeout ? g->timeout : NPG_GUEST_TIMEOUT,
 		.qemu = getenv("NPROCGUARD_QEMU"), .initrd = initrd, .console_log = console,
@@ -184,7 +244,7 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 		fprintf(stderr, "nprocguard %s: interrupted before the guest started\n", cmd);
 		goto clean;
 	}
-	if (npg_qemu_run(&q, &r, err, sizeof(err)) < 0) {
+	if (qemu_run_accel(g, &q, &r, cmd, err, sizeof(err)) < 0) {
 		fprintf(stderr, "nprocguard %s: %s\n", cmd, err);
 		goto clean;
 	}
@@ -196,8 +256,11 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 			files.error);
 		res->lost_files = true;
 	}
-	if (r.signal) {
-		fprintf(stderr, "nprocguard %s: interrupted: the guest was stopped\n", cmd);
+	if (r.signal || r.cancelled) {
+		if (!g->quiet_stop && !r.cancelled)
+			fprintf(stderr, "nprocguard %s: interrupted: the guest was stopped\n", cmd);
+	} else if (r.kvm_error[0]) {
+		fprintf(stderr, "nprocguard %s: KVM failed: %s\n", cmd, r.kvm_error);
 	} else if (r.status.state == NPG_GUEST_DONE) {
 		res->exit_status = r.status.exit_status;
 		res->signal = r.status.signal;
@@ -229,31 +292,47 @@ int npg_guest_self(struct npg_initramfs_spec *spec, char *exe, size_t exelen, ch
 	return 0;
 }
 
+int npg_guest_cmd_init(struct npg_guest_cmd *gc, const struct npg_guest_opts *g, const char *cmd,
+		       int argc, char **argv, int optind_)
+{
+	if (npg_guest_self(&gc->spec, gc->exe, sizeof(gc->exe), gc->cwd, sizeof(gc->cwd), cmd) < 0)
+		return NPG_GUEST_NO_RESULT;
+	gc->spec.argc = guest_argv(cmd, argc, argv, optind_, gc->argv);
+	gc->spec.argv = gc->argv;
+	gc->spec.files = argv + optind_;
+	gc->spec.nfiles = argc - optind_;
+	gc->spec.out_dir = g->out_dir;
+	if (gc->spec.argc < 0) {
+		fprintf(stderr, "nprocguard %s: more than %d arguments for the guest\n", cmd, ARGV_MAX);
+		return 2;
+	}
+	return 0;
+}
+
 int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int argc, char **argv,
 			 int optind_, int *out_errno)
 {
-	char *gargv[ARGV_MAX], exe[PATH_MAX], cwd[PATH_MAX];
-	struct npg_initramfs_spec spec;
+	struct npg_guest_cmd *gc = malloc(sizeof(*gc));
 	struct npg_guest_result res;
 	int ret = NPG_GUEST_NO_RESULT;	/* unless the guest's command gives its own */
 
 	*out_errno = 0;
-	if (npg_guest_check_image(g->kernel, cmd, "--kernel") < 0)
-		return 2;
-	if (npg_guest_self(&spec, exe, sizeof(exe), cwd, sizeof(cwd), cmd) < 0)
-		return NPG_GUEST_NO_RESULT;
-	spec.argc = guest_argv(cmd, argc, argv, optind_, gargv);
-	spec.argv = gargv;
-	spec.files = argv + optind_;
-	spec.nfiles = argc - optind_;
-	spec.out_dir = g->out_dir;
-	if (spec.argc < 0) {
-		fprintf(stderr, "nprocguard %s: more than %d arguments for the guest\n", cmd, ARGV_MAX);
+	if (npg_guest_check_image(g->kernel, cmd, "--kernel") < 0) {
+		free(gc);
 		return 2;
 	}
+	if (!gc) {
+		fprintf(stderr, "nprocguard %s: out of memory\n", cmd);
+		return NPG_GUEST_NO_RESULT;
+	}
+	if ((ret = npg_guest_cmd_init(gc, g, cmd, argc, argv, optind_)) != 0) {
+		free(gc);
+		return ret;
+	}
+	ret = NPG_GUEST_NO_RESULT;
 	npg_guest_catch_signals();
 	fflush(stdout);
-	if (npg_guest_boot(g, &spec, 1, 2, cmd, &res) == 0) {
+	if (npg_guest_boot(g, &gc->spec, 1, 2, cmd, &res) == 0) {
 		if (res.signal)
 			fprintf(stderr, "nprocguard %s: nprocguard in the guest (%s) was killed by "
 				"signal %d\n", cmd, res.release, res.signal);
@@ -265,6 +344,7 @@ int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int ar
 	}
 	*out_errno = res.out_errno;
 	npg_guest_release_signals();
+	free(gc);
 	return ret;
 }
 

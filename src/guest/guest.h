@@ -146,7 +146,15 @@ struct npg_qemu_opts {
 	const char *qemu;	/* default qemu-system-x86_64 */
 	int out_fd, err_fd;	/* where the guest's stdout and stderr go (ours: 1, 2) */
 	const char *kernel, *initrd;
-	const char *accel;	/* "tcg" unless asked */
+	const char *accel;	/* "tcg" or "kvm" */
+	/*
+	 * A KVM boot that is only a trial (--accel auto): what QEMU says is held
+	 * back until the guest speaks, and a QEMU that exits with an error
+	 * before it does is KVM's failure (in @r->kvm_error)
+	 */
+	bool kvm_trial;
+	int ready_fd;		/* > 2: "ACCEL\n" is written there when the guest speaks */
+	int cancel_fd;		/* > 2: readable when the caller gives up on this guest */
 	int memory_mb;
 	int boot_timeout;	/* seconds until /init must have reported */
 	int timeout;		/* seconds for the whole run */
@@ -161,6 +169,13 @@ struct npg_qemu_result {
 	int qemu_status;	/* QEMU's wait status */
 	double seconds;
 	int out_errno;		/* the first write to out_fd that failed: its output was lost */
+	/*
+	 * KVM failed: QEMU's "KVM internal error" line (it stops the vCPU and
+	 * waits: QEMU is killed at once), or with o->kvm_trial how QEMU ended
+	 * before the guest spoke
+	 */
+	char kvm_error[320];
+	bool cancelled;		/* killed because @o->cancel_fd became readable */
 };
 
 /*
@@ -180,10 +195,18 @@ int npg_guest_pending_signal(void);
 /* --- guest.c --- */
 struct npg_guest_opts {
 	const char *kernel;	/* the image to boot */
-	const char *accel;	/* NULL: tcg */
+	/*
+	 * "tcg", "kvm", or NULL and "auto": KVM when /dev/kvm opens and the
+	 * boot under it works (the guest speaks), else TCG, said in one line
+	 */
+	const char *accel;
 	int timeout;		/* 0: NPG_GUEST_TIMEOUT */
 	/* conform --random's --out: the directory its files are written to, here */
 	const char *out_dir;
+	/* one of several guests at once (conform --jobs): */
+	int accel_fd;		/* > 2: auto's choice written there, "kvm\n" or "tcg\n" */
+	int cancel_fd;		/* > 2: readable when the guest is to be stopped, silently */
+	bool quiet_stop;	/* an interruption is said by the caller, once */
 };
 
 #define NPG_GUEST_TIMEOUT 3600
@@ -198,6 +221,13 @@ struct npg_guest_opts {
 
 /* Parse one of those (@c is getopt_long's value); -1 (reported, as @cmd) on a bad value. */
 int npg_guest_option(struct npg_guest_opts *g, const char *cmd, int c, const char *arg);
+
+/*
+ * --accel auto's first half: "tcg" when KVM's device ($NPROCGUARD_KVM,
+ * default /dev/kvm) cannot be opened (said in one line as @cmd), "auto"
+ * when a boot is to try KVM; a given "tcg" or "kvm" as it is.
+ */
+const char *npg_guest_accel(const struct npg_guest_opts *g, const char *cmd);
 
 /* How the guest's program ended */
 struct npg_guest_result {
@@ -243,6 +273,21 @@ int npg_guest_check_image(const char *image, const char *cmd, const char *what);
 #define NPG_GUEST_NO_RESULT 3	/* conform's NPG_EXIT_NOT_RUN */
 int npg_guest_conform(const struct npg_guest_opts *g, int argc, char **argv, int optind,
 		      int *out_errno);
+/*
+ * Subcommand @cmd of this binary in a guest: its initramfs spec, the
+ * options of @argv before @optind that are not the host's, then "--" and
+ * the files (each copied in). 0, 2 (said: too many arguments) or
+ * NPG_GUEST_NO_RESULT (said: this binary not found).
+ */
+#define NPG_GUEST_ARGV_MAX 1024
+struct npg_guest_cmd {
+	struct npg_initramfs_spec spec;
+	char *argv[NPG_GUEST_ARGV_MAX];
+	char exe[4096], cwd[4096];
+};
+int npg_guest_cmd_init(struct npg_guest_cmd *gc, const struct npg_guest_opts *g, const char *cmd,
+		       int argc, char **argv, int optind);
+
 /* The same for subcommand @cmd (conform, identify) */
 int npg_guest_subcommand(const struct npg_guest_opts *g, const char *cmd, int argc, char **argv,
 			 int optind, int *out_errno);

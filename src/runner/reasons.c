@@ -39,36 +39,55 @@ static void normalize(const char *in, char *out, size_t len)
 	out[o] = '\0';
 }
 
+/* The tally of @key, added (with no statement yet) if new; NULL out of memory */
+static struct npg_reason_count *tally(struct npg_reasons *rs, const char *key)
+{
+	struct npg_reason_count *c;
+
+	for (int i = 0; i < rs->n; i++)
+		if (strcmp(rs->r[i].reason, key) == 0)
+			return &rs->r[i];
+	if (rs->n == rs->cap) {
+		int cap = rs->cap ? 2 * rs->cap : 16;
+		struct npg_reason_count *r = realloc(rs->r, (size_t)cap * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		rs->r = r;
+		rs->cap = cap;
+	}
+	c = &rs->r[rs->n];
+	*c = (struct npg_reason_count){ .reason = strdup(key), .last_scenario = -1 };
+	if (!c->reason)
+		return NULL;
+	rs->n++;
+	return c;
+}
+
 int npg_reasons_add(struct npg_reasons *rs, int scenario, const char *reason)
 {
 	char key[256];
-	struct npg_reason_count *c = NULL;
+	struct npg_reason_count *c;
 
 	normalize(reason && *reason ? reason : "(no reason given)", key, sizeof(key));
-	for (int i = 0; i < rs->n && !c; i++)
-		if (strcmp(rs->r[i].reason, key) == 0)
-			c = &rs->r[i];
-	if (!c) {
-		if (rs->n == rs->cap) {
-			int cap = rs->cap ? 2 * rs->cap : 16;
-			struct npg_reason_count *r = realloc(rs->r, (size_t)cap * sizeof(*r));
-
-			if (!r)
-				return -1;
-			rs->r = r;
-			rs->cap = cap;
-		}
-		c = &rs->r[rs->n];
-		*c = (struct npg_reason_count){ .reason = strdup(key), .last_scenario = -1 };
-		if (!c->reason)
-			return -1;
-		rs->n++;
-	}
+	if (!(c = tally(rs, key)))
+		return -1;
 	c->statements++;
 	if (c->last_scenario != scenario) {
 		c->scenarios++;
 		c->last_scenario = scenario;
 	}
+	return 0;
+}
+
+int npg_reasons_merge(struct npg_reasons *rs, const char *reason, long statements, long scenarios)
+{
+	struct npg_reason_count *c = tally(rs, reason);
+
+	if (!c)
+		return -1;
+	c->statements += statements;
+	c->scenarios += scenarios;
 	return 0;
 }
 

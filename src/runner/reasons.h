@@ -20,6 +20,12 @@ struct npg_reasons {
 
 /* One unreproducible statement of scenario @scenario. 0, or -1 out of memory. */
 int npg_reasons_add(struct npg_reasons *rs, int scenario, const char *reason);
+/*
+ * @statements statements in @scenarios scenarios for @reason as another
+ * tally counted it (already normalized: npg_reasons_add()'s key); scenarios
+ * are another tally's, never the same ones. 0, or -1 out of memory.
+ */
+int npg_reasons_merge(struct npg_reasons *rs, const char *reason, long statements, long scenarios);
 /* Most statements first (then by reason) */
 void npg_reasons_sort(struct npg_reasons *rs);
 void npg_reasons_free(struct npg_reasons *rs);
