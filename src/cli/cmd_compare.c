@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/closeout.h"
+#include "cli/conform_report.h"
 #include "cli/scenario_files.h"
 #include "compare/compare.h"
 #include "report/report.h"
@@ -46,12 +47,15 @@ static void usage(void)
 	       " -s, --seed S         seed for --random (0 to 2^64-1, default 1)\n"
 	       " -o, --out DIR        where minimal differing scenarios go (default .; made if\n"
 	       "                      missing)\n"
-	       " -j, --jobs N         kernels run at once, 1 or 2 (default 1; TCG takes a\n"
-	       "                      host core per guest)\n"
+	       " -j, --jobs N         guests at once, 1 to 64 (default: the online CPUs,\n"
+	       "                      fewer if memory is short; TCG takes a host core per\n"
+	       "                      guest): both kernels at once, then each kernel's\n"
+	       "                      scenarios split among several guests\n"
 	       " -u, --uid-base UID   real uids for scenario users start above UID\n"
 	       "                      (default 3000000000; 0 to 4294963198)\n"
 	       " -q, --quiet          print only differences and the summary\n"
-	       "     --accel tcg|kvm  QEMU's accelerator (default tcg)\n"
+	       "     --accel auto|tcg|kvm  QEMU's accelerator (default auto: KVM when it\n"
+	       "                      works, else TCG, said in one line)\n"
 	       "     --guest-timeout S  give up on a guest after S seconds\n"
 	       "                        (1 to 604800, default 3600)\n"
 	       "     --record         run the scenarios here and print this kernel's record\n"
@@ -77,6 +81,7 @@ struct opts {
 	bool has_bounding;
 	uint64_t bounding;	/* --record --bounding: the set the run here keeps */
 	const char *stdin_file;	/* --record --stdin-file: the copy of compare's stdin */
+	struct npg_shard shard;	/* --record --shard K/N: scenario I when I mod N = K */
 };
 
 /* --- compare --record: this kernel's side --- */
@@ -174,7 +179,21 @@ static int record_here(const struct opts *o, int argc, char **argv)
 			return NPG_EXIT_USAGE;
 		}
 	}
-	rc = npg_record_write(&host, o->uid_base, sc, n, stdout);
+	/* this shard's scenarios, in order (npg_record_merge() puts them back) */
+	{
+		struct npg_scenario **mine = calloc((size_t)n + 1, sizeof(*mine));
+		int m = 0;
+
+		if (!mine) {
+			free_all(sc, n);
+			return COMPARE_EXIT_NO_RESULT;
+		}
+		for (int i = 0; i < n; i++)
+			if (npg_shard_mine(&o->shard, i))
+				mine[m++] = sc[i];
+		rc = npg_record_write(&host, o->uid_base, mine, m, stdout);
+		free(mine);
+	}
 	free_all(sc, n);
 	return rc < 0 ? COMPARE_EXIT_NO_RESULT : NPG_EXIT_OK;
 }
@@ -463,6 +482,7 @@ int npg_cmd_compare(int argc, char **argv)
 		{ "random-flags", required_argument, NULL, 'F' },
 		{ "bounding", required_argument, NULL, 'B' },
 		{ "stdin-file", required_argument, NULL, 'S' },	/* --record's, as --bounding */
+		{ "shard", required_argument, NULL, 'K' },	/* --record's too */
 		{ "help", no_argument, NULL, 'h' },
 		NPG_GUEST_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -473,7 +493,7 @@ int npg_cmd_compare(int argc, char **argv)
 	struct npg_scenario_files files = { .stdin_index = -1 };
 	bool record = false;
 	int ch, ret;
-	long jobs = 1;
+	long jobs = 0;
 	unsigned long count;
 	uint64_t seed;
 	char *end;
@@ -498,12 +518,13 @@ int npg_cmd_compare(int argc, char **argv)
 			o.outdir = optarg;
 			break;
 		case 'j':
-			if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0) {
-				npg_bad_option("compare", "--jobs", optarg, "--jobs is 1 or 2 (kernels "
-					       "run at once)");
+			if (npg_parse_count("compare", "--jobs", optarg, 1, NPG_JOBS_MAX, &count) < 0)
 				npg_usage_error("compare");
-			}
-			jobs = optarg[0] - '0';
+			jobs = (long)count;
+			break;
+		case 'K':
+			if (npg_shard_parse(&o.shard, "compare", optarg) < 0)
+				npg_usage_error("compare");
 			break;
 		case 'u':
 			if (npg_parse_uid_base("compare", optarg, &o.uid_base) < 0)
@@ -573,7 +594,7 @@ int npg_cmd_compare(int argc, char **argv)
 		return NPG_EXIT_USAGE;
 	}
 	c->guest = &guest;
-	c->jobs = (int)jobs;
+	c->jobs = jobs ? (int)jobs : npg_default_jobs();
 	c->uid_base = o.uid_base;
 	c->quiet = o.quiet;
 	for (int i = 0; i < 2; i++)
@@ -583,6 +604,9 @@ int npg_cmd_compare(int argc, char **argv)
 			return NPG_EXIT_USAGE;
 		}
 	npg_compare_init(c);
+	/* said once for every guest of the run: a KVM that fails is tried once */
+	if (c->sides[0].image || c->sides[1].image)
+		guest.accel = npg_guest_accel(&guest, "compare");
 	for (int i = 0; i < 2; i++)
 		printf("kernel %d: %s (%s)\n", i + 1, c->sides[i].name,
 		       c->sides[i].image ? c->sides[i].image : "this machine");

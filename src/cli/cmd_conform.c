@@ -790,7 +790,7 @@ int npg_cmd_conform(int argc, char **argv)
 			stdin_file = optarg;
 			break;
 		case 'K':
-			if (npg_shard_parse(&shard, optarg) < 0)
+			if (npg_shard_parse(&shard, "conform", optarg) < 0)
 				npg_usage_error("conform");
 			break;
 		case 'J':

@@ -85,13 +85,13 @@ int npg_conform_status(const struct npg_conform_totals *tot)
 
 /* --- a guest's shard --- */
 
-int npg_shard_parse(struct npg_shard *sh, const char *arg)
+int npg_shard_parse(struct npg_shard *sh, const char *cmd, const char *arg)
 {
 	int k, n, len = -1;
 
 	if (sscanf(arg, "%d/%d%n", &k, &n, &len) != 2 || len < 0 || arg[len] || k < 0 || n < 1 ||
 	    n > 1024 || k >= n || arg[0] < '0' || arg[0] > '9') {
-		npg_bad_option("conform", "--shard", arg, "K/N, 0 <= K < N <= 1024");
+		npg_bad_option(cmd, "--shard", arg, "K/N, 0 <= K < N <= 1024");
 		return -1;
 	}
 	sh->k = k;

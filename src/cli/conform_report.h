@@ -71,8 +71,8 @@ struct npg_shard {
 	int cap[2];		/* what is printed meanwhile: two unlinked files */
 };
 
-/* "K/N", 0 <= K < N <= 1024: 0, or -1 (said as conform's bad option) */
-int npg_shard_parse(struct npg_shard *sh, const char *arg);
+/* "K/N", 0 <= K < N <= 1024: 0, or -1 (said as @cmd's bad option) */
+int npg_shard_parse(struct npg_shard *sh, const char *cmd, const char *arg);
 /* Is scenario @i this shard's? (every one when not a shard) */
 bool npg_shard_mine(const struct npg_shard *sh, int i);
 /* From now on stdout and stderr are captured. 0, or -1 (said). */

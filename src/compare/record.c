@@ -269,6 +269,38 @@ nomem:
 	return -1;
 }
 
+int npg_record_merge(struct npg_record *r, struct npg_record *parts, int n, char *err,
+		     size_t errlen)
+{
+	int total = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (int k = 0; k < n; k++)
+		total += parts[k].nscen;
+	/* shard K holds the scenarios I with I mod N = K: as many as that */
+	for (int k = 0; k < n; k++)
+		if (parts[k].nscen != (total - k + n - 1) / n || !parts[k].complete) {
+			snprintf(err, errlen, "its part %d of %d holds %d scenarios", k + 1, n,
+				 parts[k].nscen);
+			return -1;
+		}
+	*r = parts[0];
+	r->nscen = total;
+	r->scen = total ? calloc((size_t)total, sizeof(*r->scen)) : NULL;
+	if (total && !r->scen) {
+		r->nscen = 0;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < total; i++)
+		r->scen[i] = parts[i % n].scen[i / n];
+	for (int k = 0; k < n; k++) {
+		free(parts[k].scen);
+		memset(&parts[k], 0, sizeof(parts[k]));
+	}
+	return 0;
+}
+
 void npg_record_free(struct npg_record *r)
 {
 	for (int i = 0; i < r->nscen; i++) {

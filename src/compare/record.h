@@ -66,6 +66,14 @@ int npg_record_write(const struct npg_host *host, uint32_t uid_base,
  * as it goes, with complete false.
  */
 int npg_record_read(FILE *in, struct npg_record *r, char *err, size_t errlen);
+/*
+ * The records of @n shards of one run (shard K: scenarios K, K+N, ...),
+ * each complete, into @r, scenario by scenario in the run's order; the
+ * machine is the first one's. The parts are emptied. 0, or -1 (out of
+ * memory, or shards that do not fit together: said in @err).
+ */
+int npg_record_merge(struct npg_record *r, struct npg_record *parts, int n, char *err,
+		     size_t errlen);
 void npg_record_free(struct npg_record *r);
 
 #endif

@@ -16,6 +16,7 @@
 #include "runner/random.h"
 
 #define ARGV_MAX 1024	/* what the guest's /init takes */
+#define NPG_GUEST_SHARDS_MAX 64	/* NPG_JOBS_MAX: guests at once */
 
 int npg_side_open(struct npg_side *s, const char *arg, const char *cmd)
 {
@@ -51,14 +52,17 @@ int npg_side_open(struct npg_side *s, const char *arg, const char *cmd)
 	return 0;
 }
 
+/* One side's run, or a shard of it */
 struct job {
 	struct npg_side *side;
 	const struct npg_guest_opts *g;
-	char **argv;		/* "nprocguard compare --record ..." */
+	char *argv[ARGV_MAX];	/* "nprocguard compare --record [--shard=K/N] ..." */
 	int argc;
 	char *const *files;
 	int nfiles;
 	int ret;
+	char shard[40];
+	struct npg_record rec;
 };
 
 /* This machine's side: this binary in a child process, its stdout to @fd */
@@ -82,7 +86,7 @@ static int run_here(struct job *j, int fd)
 	}
 	if (pid == 0) {
 		dup2(fd, 1);
-		execv(exe, j->argv);
+		execv(exe, (char **)j->argv);
 		_exit(127);
 	}
 	/* a signal we hold back (npg_guest_catch_signals()) goes on to it */
@@ -165,24 +169,33 @@ static void *run_job(void *arg)
 			close(fd);
 		return NULL;
 	}
-	if (npg_record_read(f, &j->side->rec, err, sizeof(err)) < 0)
+	if (npg_record_read(f, &j->rec, err, sizeof(err)) < 0)
 		fprintf(stderr, "nprocguard compare: %s: its record, line %s\n", j->side->name, err);
-	else if (!j->side->rec.complete)
-		fprintf(stderr, "nprocguard compare: %s: its record stops after %d scenarios of %d\n",
-			j->side->name, j->side->rec.nscen, j->nfiles);
+	else if (!j->rec.complete)
+		fprintf(stderr, "nprocguard compare: %s: its record stops after %d scenarios\n",
+			j->side->name, j->rec.nscen);
 	else
 		j->ret = 0;
 	fclose(f);
 	return NULL;
 }
 
+/* The scenarios of @args (--random N) or @nfiles files */
+static int scenario_count(char *const *args, int nargs, int nfiles)
+{
+	for (int i = 0; i + 1 < nargs; i++)
+		if (strcmp(args[i], "--random") == 0)
+			return atoi(args[i + 1]);
+	return nfiles;
+}
+
 int npg_sides_run(struct npg_side *sides, int nsides, int jobs, const struct npg_guest_opts *g,
 		  char *const *args, int nargs, char *const *files, int nfiles, uint32_t uid_base)
 {
-	char *argv[ARGV_MAX], base[16], bounding[24];
-	struct job job[2];
-	pthread_t th[2];
-	int argc = 0, ret = 0;
+	char *argv[ARGV_MAX], base[16], bounding[24], err[256];
+	struct job *job;
+	pthread_t *th;
+	int argc = 0, ret = 0, nimage = 0, shards, njobs = 0, at, nscen;
 	bool here = false;
 	uint64_t bset = 0;
 
@@ -202,8 +215,10 @@ int npg_sides_run(struct npg_side *sides, int nsides, int jobs, const struct npg
 	 * capability, ours may not (CAP_SYS_RESOURCE here), and every step's
 	 * capability sets would differ by the machines alone
 	 */
-	for (int i = 0; i < nsides; i++)
+	for (int i = 0; i < nsides; i++) {
 		here |= !sides[i].image;
+		nimage += sides[i].image != NULL;
+	}
 	for (int cap = 0; here && cap < 64; cap++)
 		if (cap_get_bound((cap_value_t)cap) > 0)
 			bset |= 1ull << cap;
@@ -214,30 +229,83 @@ int npg_sides_run(struct npg_side *sides, int nsides, int jobs, const struct npg
 	}
 	for (int i = 0; i < nargs; i++)
 		argv[argc++] = args[i];
-	argv[argc++] = "--";
-	for (int i = 0; i < nfiles; i++)
-		argv[argc++] = files[i];
-	argv[argc] = NULL;
-	for (int i = 0; i < nsides; i++)
-		job[i] = (struct job){ &sides[i], g, argv, argc, files, nfiles, -1 };
-	/* one at a time, or both at once: each guest takes a host core under TCG */
-	for (int i = 0; i < nsides; i += jobs) {
-		int started = 0;
+	/*
+	 * @jobs guests at once: each kernel image's scenarios in as many
+	 * shards as the guests left for it (scenario I in shard I mod S); this
+	 * machine's side in one run
+	 */
+	nscen = scenario_count(args, nargs, nfiles);
+	shards = nimage ? jobs / nimage : 1;
+	if (shards > nscen)
+		shards = nscen;
+	if (shards < 1)
+		shards = 1;
+	job = calloc((size_t)nsides * (size_t)shards, sizeof(*job));
+	th = calloc((size_t)nsides * (size_t)shards, sizeof(*th));
+	if (!job || !th) {
+		fprintf(stderr, "nprocguard compare: out of memory\n");
+		free(job), free(th);
+		return -1;
+	}
+	for (int i = 0; i < nsides; i++) {
+		int n = sides[i].image ? shards : 1;
 
-		for (int k = i; k < nsides && k < i + jobs; k++) {
-			npg_record_free(&sides[k].rec);
-			if (jobs == 1 || pthread_create(&th[k], NULL, run_job, &job[k]) != 0)
+		npg_record_free(&sides[i].rec);
+		for (int k = 0; k < n; k++) {
+			struct job *j = &job[njobs++];
+			int c = argc;
+
+			*j = (struct job){ .side = &sides[i], .g = g, .files = files, .nfiles = nfiles,
+					   .ret = -1 };
+			memcpy(j->argv, argv, (size_t)argc * sizeof(char *));
+			if (n > 1) {
+				snprintf(j->shard, sizeof(j->shard), "--shard=%d/%d", k, n);
+				j->argv[c++] = j->shard;
+			}
+			j->argv[c++] = "--";
+			for (int f = 0; f < nfiles; f++)
+				j->argv[c++] = files[f];
+			j->argv[c] = NULL;
+			j->argc = c;
+		}
+	}
+	/* @jobs at a time: each guest takes a host core under TCG */
+	for (at = 0; at < njobs && !npg_guest_pending_signal(); at += jobs) {
+		bool *on = calloc((size_t)jobs, sizeof(*on));
+
+		for (int k = at; k < njobs && k < at + jobs; k++) {
+			if (jobs == 1 || !on || pthread_create(&th[k], NULL, run_job, &job[k]) != 0)
 				run_job(&job[k]);
 			else
-				started |= 1 << k;
+				on[k - at] = true;
 		}
-		for (int k = i; k < nsides && k < i + jobs; k++)
-			if (started & (1 << k))
+		for (int k = at; on && k < njobs && k < at + jobs; k++)
+			if (on[k - at])
 				pthread_join(th[k], NULL);
+		free(on);
 	}
-	for (int i = 0; i < nsides; i++)
-		if (job[i].ret < 0)
+	/* each side's record: its shards' put together */
+	for (int i = 0, k = 0; i < nsides; i++) {
+		int n = sides[i].image ? shards : 1;
+		struct npg_record parts[NPG_GUEST_SHARDS_MAX];
+		bool ok = true;
+
+		for (int s = 0; s < n; s++) {
+			ok &= job[k + s].ret == 0;
+			parts[s] = job[k + s].rec;
+		}
+		if (!ok) {
 			ret = -1;
+		} else if (npg_record_merge(&sides[i].rec, parts, n, err, sizeof(err)) < 0) {
+			fprintf(stderr, "nprocguard compare: %s: its record: %s\n", sides[i].name, err);
+			ret = -1;
+		}
+		for (int s = 0; s < n; s++)
+			npg_record_free(&parts[s]);
+		k += n;
+	}
+	free(job);
+	free(th);
 	return npg_guest_pending_signal() ? -1 : ret;
 }
 

@@ -28,8 +28,10 @@ int npg_side_open(struct npg_side *s, const char *arg, const char *cmd);
 
 /*
  * Run `compare --record @args -- @files` on each side (the files are read
- * there at the same paths), @jobs at a time (1 or 2), into their records;
- * uids from @uid_base. 0, or -1 when a side gave no record or was
+ * there at the same paths) into their records, @jobs guests at a time
+ * (1 to 64): with more guests than kernel images, each image's scenarios
+ * are split among several guests (--shard), their records put together
+ * in order; uids from @uid_base. 0, or -1 when a side gave no record or was
  * interrupted (said on stderr).
  */
 int npg_sides_run(struct npg_side *sides, int nsides, int jobs, const struct npg_guest_opts *g,

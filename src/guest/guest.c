@@ -10,6 +10,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -138,6 +139,11 @@ int npg_guest_check_image(const char *image, const char *cmd, const char *what)
 	return -1;
 }
 
+static pthread_mutex_t initramfs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* auto's choice once made in this process: "kvm" or "tcg", said once */
+static const char *volatile auto_choice;
+
 const char *npg_guest_accel(const struct npg_guest_opts *g, const char *cmd)
 {
 	const char *dev = getenv("NPROCGUARD_KVM");
@@ -145,6 +151,8 @@ const char *npg_guest_accel(const struct npg_guest_opts *g, const char *cmd)
 
 	if (g->accel && strcmp(g->accel, "auto") != 0)
 		return g->accel;
+	if (auto_choice)
+		return auto_choice;
 	if (!dev || !*dev)
 		dev = "/dev/kvm";
 	/* what QEMU does first with it: without it, QEMU would only fail */
@@ -152,7 +160,7 @@ const char *npg_guest_accel(const struct npg_guest_opts *g, const char *cmd)
 	if (fd < 0) {
 		fprintf(stderr, "nprocguard %s: no KVM (%s: %s): using TCG\n", cmd, dev,
 			strerror(errno));
-		return "tcg";
+		return auto_choice = "tcg";
 	}
 	close(fd);
 	return "auto";
@@ -185,8 +193,11 @@ static int qemu_run_accel(const struct npg_guest_opts *g, struct npg_qemu_opts *
 	}
 	if (npg_qemu_run(q, r, err, errlen) < 0)
 		return -1;
+	if (trial && !r->kvm_error[0] && r->status.state != NPG_GUEST_BOOTING)
+		auto_choice = "kvm";
 	if (!trial || !r->kvm_error[0])
 		return 0;
+	auto_choice = "tcg";
 	fprintf(stderr, "nprocguard %s: KVM failed (%s): using TCG\n", cmd, r->kvm_error);
 	say_accel(g, "tcg");
 	q->accel = "tcg";
@@ -212,7 +223,7 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 	};
 	struct npg_guest_files files = { .dirfd = -1, .fd = -1, .dir = spec->out_dir };
 	struct npg_qemu_result r;
-	int ret = -1;
+	int ret = -1, rc;
 
 	memset(res, 0, sizeof(*res));
 	if (spec->out_dir) {
@@ -235,8 +246,11 @@ int npg_guest_boot(const struct npg_guest_opts *g, const struct npg_initramfs_sp
 	}
 	snprintf(initrd, sizeof(initrd), "%s/initramfs.cpio", tmp);
 	snprintf(console, sizeof(console), "%s/console.log", tmp);
-	if (npg_initramfs_write(spec, cache, initrd, err, sizeof(err)) < 0 &&
-	    !npg_guest_pending_signal()) {
+	/* one archive at a time: its writer keeps the libraries' list in static buffers */
+	pthread_mutex_lock(&initramfs_lock);
+	rc = npg_initramfs_write(spec, cache, initrd, err, sizeof(err));
+	pthread_mutex_unlock(&initramfs_lock);
+	if (rc < 0 && !npg_guest_pending_signal()) {
 		fprintf(stderr, "nprocguard %s: initramfs: %s\n", cmd, err);
 		goto clean;
 	}
