@@ -8,8 +8,10 @@
 # and print one table. The images `make seed-kernels` built (3.0.8 with the
 # patches of kernel/patches/3.0.8, and seed 001 verbatim) are run too, each
 # with the policy its release names (NPG_SEED_KERNELS=0 skips them); they
-# are never built here. $NPG_JOBS guests at a time (default 1; TCG uses one
-# host core per guest). Logs of every run stay in $NPG_KERNEL_LOGS
+# are never built here. $NPG_JOBS runs at a time (default 1), each conform
+# run in $NPG_GUEST_JOBS guests at once (conform --jobs; default the online
+# CPUs divided by $NPG_JOBS: TCG uses one host core per guest; identify
+# runs in one guest). Logs of every run stay in $NPG_KERNEL_LOGS
 # (default build/kernels). NPG_DEBIAN=0 skips the Debian images and
 # NPG_KERNELS=none the directory of images: `NPG_DEBIAN=0 NPG_KERNELS=none
 # make kernels` is the seed images' table alone. NPG_MODEL=identified
@@ -27,6 +29,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 random=${NPG_RANDOM:-300}
 seed=${NPG_SEED:-1}
 jobs=${NPG_JOBS:-1}
+guests=${NPG_GUEST_JOBS:-$(( $(getconf _NPROCESSORS_ONLN) / jobs ))}
+[ "$guests" -ge 1 ] || guests=1
 logs=${NPG_KERNEL_LOGS:-$here/build/kernels}
 kernels=${NPG_KERNELS:-}
 if [ "$kernels" = none ]; then
@@ -69,6 +73,7 @@ if [ "${2:-}" = "--one" ]; then
 	start=$(date +%s)
 	rc=0
 	NPG_GUEST_YAMA_SCOPE=$yama "$bin" conform --quiet --guest-timeout 3600 --kernel "$img" \
+		--jobs "$guests" \
 		${NPG_MODEL:+--model "$NPG_MODEL"} "$@" >"$out" 2>"$out.err" || rc=$?
 	wall=$(( $(date +%s) - start ))
 	sum=$(grep '^conform: ' "$out" | tail -n 1 || true)

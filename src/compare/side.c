@@ -235,6 +235,9 @@ int npg_sides_run(struct npg_side *sides, int nsides, int jobs, const struct npg
 	 * machine's side in one run
 	 */
 	nscen = scenario_count(args, nargs, nfiles);
+	/* two runs here would share one uid window: one after the other */
+	if (nimage == 0)
+		jobs = 1;
 	shards = nimage ? jobs / nimage : 1;
 	if (shards > nscen)
 		shards = nscen;

@@ -16,9 +16,9 @@ test_expect "two kernels and files or --random are needed" '
 	expect_exit 2 "$NPG" compare host host --random 3 "$DROP"
 '
 
-test_expect "--jobs is 1 or 2" '
-	expect_exit 2 "$NPG" compare --jobs 3 host host "$DROP" &&
-	grep -q -- "--jobs is 1 or 2" "$TMP/stderr"
+test_expect "--jobs is 1 to 64" '
+	expect_exit 2 "$NPG" compare --jobs 65 host host "$DROP" &&
+	grep -q -- "^nprocguard compare: bad --jobs .65.: .*1 to 64" "$TMP/stderr"
 '
 
 # Each refused value exits 2 and names the option and the value ("bad --seed
