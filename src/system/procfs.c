@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +186,84 @@ static bool numeric(const char *s)
 	return true;
 }
 
-/* Calls @fn(pid, tid, status text, arg) for every task; vanished tasks are skipped. */
+/*
+ * The status of tasks without memory (kernel threads; zombies, exiting
+ * tasks), whose credentials no longer change: read once, then known by
+ * their /proc/PID inode, which belongs to one task (a pid used again is
+ * another inode, proc_pid_lookup()), so that a scan reads only what can
+ * change. A guest has a hundred kernel threads for a handful of the
+ * run's tasks, each status read costing ~60 us under TCG
+ * (bench/README.md, conform-kernel). fs/proc/array.c: "VmSize:" is
+ * printed only for a task with an mm.
+ */
+#define STILL_MAX 4096
+struct still {
+	pid_t pid;
+	ino_t ino;
+	char *status;
+};
+static struct still still[STILL_MAX];
+static pthread_mutex_t still_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct still *still_slot(pid_t pid)
+{
+	return &still[(unsigned)pid % STILL_MAX];
+}
+
+/*
+ * Process @name's status into @status, or (*cached) the one known for
+ * its inode. Single-threaded processes only (@threads 1 after the read).
+ * 0, or -1 when it is gone.
+ */
+static int process_status(const char *name, char *status, size_t len, bool *cached)
+{
+	char path[600];
+	struct stat st;
+	struct still *s;
+	pid_t pid = atoi(name);
+
+	*cached = false;
+	snprintf(path, sizeof(path), "/proc/%s", name);
+	if (stat(path, &st) < 0)
+		return -1;
+	pthread_mutex_lock(&still_lock);
+	s = still_slot(pid);
+	if (s->status && s->pid == pid && s->ino == st.st_ino) {
+		snprintf(status, len, "%s", s->status);
+		*cached = true;
+	}
+	pthread_mutex_unlock(&still_lock);
+	if (*cached)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%s/status", name);
+	return npg_read_small(path, status, len) <= 0 ? -1 : 0;
+}
+
+static void remember_still(const char *name, const char *status)
+{
+	char path[600];
+	struct stat st;
+	struct still *s;
+	pid_t pid = atoi(name);
+	char *copy;
+
+	if (strstr(status, "\nVmSize:"))
+		return;		/* its credentials may change */
+	snprintf(path, sizeof(path), "/proc/%s", name);
+	if (stat(path, &st) < 0 || !(copy = strdup(status)))
+		return;
+	pthread_mutex_lock(&still_lock);
+	s = still_slot(pid);
+	free(s->status);
+	*s = (struct still){ pid, st.st_ino, copy };
+	pthread_mutex_unlock(&still_lock);
+}
+
+/*
+ * Calls @fn(pid, tid, status text, arg) for every task; vanished tasks are
+ * skipped. A process whose status says "Threads:\t1" (get_nr_threads(),
+ * since 2.6.0) is its leader alone: its task directory is not walked.
+ */
 static int for_each_task(int (*fn)(pid_t, pid_t, const char *, void *), void *arg)
 {
 	DIR *proc = opendir("/proc");
@@ -195,15 +274,26 @@ static int for_each_task(int (*fn)(pid_t, pid_t, const char *, void *), void *ar
 		return -1;
 	while (rc == 0 && (pe = readdir(proc))) {
 		char path[600], status[4096];
+		const char *threads;
 		DIR *tasks;
 		struct dirent *te;
+		bool cached;
 
 		if (!numeric(pe->d_name))
 			continue;
+		if (process_status(pe->d_name, status, sizeof(status), &cached) < 0)
+			continue;	/* exited since readdir */
+		threads = field(status, "\nThreads:");
+		if (threads && strtol(threads, NULL, 10) == 1) {
+			if (!cached)
+				remember_still(pe->d_name, status);
+			rc = fn(atoi(pe->d_name), atoi(pe->d_name), status, arg);
+			continue;
+		}
 		snprintf(path, sizeof(path), "/proc/%s/task", pe->d_name);
 		tasks = opendir(path);
 		if (!tasks)
-			continue;	/* exited since readdir */
+			continue;
 		while (rc == 0 && (te = readdir(tasks))) {
 			if (!numeric(te->d_name))
 				continue;
