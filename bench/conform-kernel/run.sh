@@ -1,0 +1,85 @@
+#!/bin/sh
+# bench/conform-kernel: `nprocguard conform --kernel IMAGE --random N` in
+# one guest against the same run in --jobs J guests at once (the peer:
+# one guest, the way conform ran before --jobs), in the same round, and
+# for the record TCG against KVM where KVM works here. Prints, per image,
+# the wall time of each (median of ROUNDS rounds), the ratio J guests /
+# one guest, and whether both gave the same statements and differences
+# (their reports compared byte for byte but for the line of --random's
+# seconds). A KVM that fails is timed too: how long --accel auto takes to
+# fall back to TCG (the run's wall time against the TCG run's).
+# Set NPG (default ../../build/nprocguard), IMAGES (default: 3.0.8 of
+# ../shared/kernels and Debian's 6.12 from the kernel cache), RANDOM_N
+# (300), SEED (1), JOBS (2), ROUNDS (1; 3 where time allows).
+set -eu
+cd "$(dirname "$0")"
+NPG=$(cd "$(dirname "${NPG:-../../build/nprocguard}")" && pwd)/$(basename "${NPG:-nprocguard}")
+RANDOM_N=${RANDOM_N:-300}
+SEED=${SEED:-1}
+JOBS=${JOBS:-2}
+ROUNDS=${ROUNDS:-1}
+cache=${NPROCGUARD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nprocguard}
+IMAGES=${IMAGES:-"$(cd ../.. && pwd)/../shared/kernels/linux-3.0.8-x86_64.bzImage $(ls "$cache"/kernels/vmlinuz-linux-image-6.12.* 2>/dev/null | head -n 1)"}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+[ -x "$NPG" ] || { echo "bench/conform-kernel: no $NPG (make first, or set NPG)"; exit 1; }
+
+# run NAME ARGS...: conform's wall time in seconds (to 0.1 s) in $TMP/NAME.time,
+# its report (less the seconds) in $TMP/NAME.out, its status in $TMP/NAME.rc
+run() {
+	_name=$1
+	shift
+	_t0=$(date +%s.%N)
+	_rc=0
+	"$NPG" conform "$@" >"$TMP/$_name.raw" 2>"$TMP/$_name.err" || _rc=$?
+	_t1=$(date +%s.%N)
+	echo "$_t0 $_t1" | awk '{ printf "%.1f\n", $2 - $1 }' >>"$TMP/$_name.time"
+	grep -v '^random: [0-9]* scenarios (seed [0-9]*) in ' "$TMP/$_name.raw" >"$TMP/$_name.out" || true
+	echo "$_rc" >"$TMP/$_name.rc"
+}
+
+median() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+kvm_works=no
+kvm_why=""
+if [ ! -e /dev/kvm ]; then
+	kvm_why="no /dev/kvm on this machine"
+fi
+
+printf '%-44s %-22s %9s %9s %7s %s\n' IMAGE RUN "WALL S" "RATIO" STATUS "SAME REPORT"
+for img in $IMAGES; do
+	[ -r "$img" ] || { echo "bench/conform-kernel: no image $img: skipped" >&2; continue; }
+	name=$(basename "$img")
+	rm -f "$TMP"/*.time
+	for r in $(seq "$ROUNDS"); do
+		# one round: both sides under the same load
+		run one --kernel "$img" --accel tcg --jobs 1 --random "$RANDOM_N" --seed "$SEED" -q -o "$TMP"
+		run many --kernel "$img" --accel tcg --jobs "$JOBS" --random "$RANDOM_N" --seed "$SEED" -q -o "$TMP"
+		if [ -z "$kvm_why" ]; then
+			run kvm --kernel "$img" --accel auto --jobs 1 --random "$RANDOM_N" --seed "$SEED" -q -o "$TMP"
+		fi
+	done
+	one=$(median "$TMP/one.time")
+	many=$(median "$TMP/many.time")
+	same=no
+	cmp -s "$TMP/one.out" "$TMP/many.out" && same=yes
+	printf '%-44s %-22s %9s %9s %7s %s\n' "$name" "one guest (TCG)" "$one" 1.00 "$(cat "$TMP/one.rc")" "-"
+	printf '%-44s %-22s %9s %9s %7s %s\n' "$name" "--jobs $JOBS (TCG)" "$many" \
+		"$(echo "$many $one" | awk '{ printf "%.2f", $1 / $2 }')" "$(cat "$TMP/many.rc")" "$same"
+	tail -n 1 "$TMP/one.out" | sed 's/^/    one guest: /'
+	tail -n 1 "$TMP/many.out" | sed "s/^/    --jobs $JOBS:   /"
+	if [ -z "$kvm_why" ]; then
+		kvm=$(median "$TMP/kvm.time")
+		how="--accel auto"
+		grep -q "KVM failed" "$TMP/kvm.err" && how="auto: KVM failed"
+		printf '%-44s %-22s %9s %9s %7s %s\n' "$name" "$how" "$kvm" \
+			"$(echo "$kvm $one" | awk '{ printf "%.2f", $1 / $2 }')" "$(cat "$TMP/kvm.rc")" \
+			"$(cmp -s "$TMP/one.out" "$TMP/kvm.out" && echo yes || echo no)"
+		grep "KVM" "$TMP/kvm.err" | sed 's/^/    /' || true
+	fi
+done
+[ -z "$kvm_why" ] || echo "TCG against KVM: not measured ($kvm_why)"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg), $(getconf _NPROCESSORS_ONLN) CPUs"
