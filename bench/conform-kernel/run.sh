@@ -9,7 +9,8 @@
 # seconds). A KVM that fails is timed too: how long --accel auto takes to
 # fall back to TCG (the run's wall time against the TCG run's).
 # Set NPG (default ../../build/nprocguard), IMAGES (default: 3.0.8 of
-# ../shared/kernels and Debian's 6.12 from the kernel cache), RANDOM_N
+# $NPG_KERNELS, default ../shared/kernels next to the repository, and
+# Debian's 6.12 from the kernel cache), RANDOM_N
 # (300), SEED (1), JOBS (2), ROUNDS (1; 3 where time allows).
 set -eu
 cd "$(dirname "$0")"
@@ -19,7 +20,8 @@ SEED=${SEED:-1}
 JOBS=${JOBS:-2}
 ROUNDS=${ROUNDS:-1}
 cache=${NPROCGUARD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nprocguard}
-IMAGES=${IMAGES:-"$(cd ../.. && pwd)/../shared/kernels/linux-3.0.8-x86_64.bzImage $(ls "$cache"/kernels/vmlinuz-linux-image-6.12.* 2>/dev/null | head -n 1)"}
+kdir=${NPG_KERNELS:-$(cd ../.. && pwd)/../shared/kernels}
+IMAGES=${IMAGES:-"$kdir/linux-3.0.8-x86_64.bzImage $(ls "$cache"/kernels/vmlinuz-linux-image-6.12.* 2>/dev/null | head -n 1)"}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
