@@ -264,7 +264,8 @@ static void remember_still(const char *name, const char *status)
  * skipped. A process whose status says "Threads:\t1" (get_nr_threads(),
  * since 2.6.0) is its leader alone: its task directory is not walked.
  */
-static int for_each_task(int (*fn)(pid_t, pid_t, const char *, void *), void *arg)
+static int for_each_task(int (*fn)(pid_t, pid_t, const char *, void *),
+			 int (*known)(pid_t, void *), void *arg)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *pe;
@@ -281,6 +282,11 @@ static int for_each_task(int (*fn)(pid_t, pid_t, const char *, void *), void *ar
 
 		if (!numeric(pe->d_name))
 			continue;
+		/* the caller's own, whose credentials it knows: -1 stops, 1 done */
+		if (known && (rc = known(atoi(pe->d_name), arg)) != 0) {
+			rc = rc < 0 ? -1 : 0;
+			continue;
+		}
 		if (process_status(pe->d_name, status, sizeof(status), &cached) < 0)
 			continue;	/* exited since readdir */
 		threads = field(status, "\nThreads:");
@@ -329,7 +335,20 @@ struct ruid_arg {
 	bool with_ns;
 	int (*fn)(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino, void *arg);
 	void *arg;
+	bool (*known)(pid_t pid, uint32_t *ruid, uint64_t *ns_ino, void *arg);
 };
+
+/* for_each_task()'s @known: 1 when @a->known knew @pid (passed on), -1 stop, 0 read it */
+static int ruid_known(pid_t pid, void *arg)
+{
+	struct ruid_arg *a = arg;
+	uint32_t ruid;
+	uint64_t ino = 0;
+
+	if (!a->known(pid, &ruid, &ino, a->arg))
+		return 0;
+	return a->fn(pid, pid, ruid, a->with_ns ? ino : 0, a->arg) < 0 ? -1 : 1;
+}
 
 static int ruid_one(pid_t pid, pid_t tid, const char *status, void *arg)
 {
@@ -350,9 +369,20 @@ int npg_proc_for_each_ruid(bool with_ns,
 			   int (*fn)(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino, void *arg),
 			   void *arg)
 {
-	struct ruid_arg a = { with_ns, fn, arg };
+	struct ruid_arg a = { with_ns, fn, arg, NULL };
 
-	return for_each_task(ruid_one, &a);
+	return for_each_task(ruid_one, NULL, &a);
+}
+
+int npg_proc_for_each_ruid_known(bool with_ns,
+				 bool (*known)(pid_t pid, uint32_t *ruid, uint64_t *ns_ino, void *arg),
+				 int (*fn)(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino,
+					   void *arg),
+				 void *arg)
+{
+	struct ruid_arg a = { with_ns, fn, arg, known };
+
+	return for_each_task(ruid_one, ruid_known, &a);
 }
 
 struct count_arg {
@@ -451,7 +481,7 @@ pid_t npg_proc_find_uid_in_range(uint32_t lo, uint32_t hi)
 {
 	struct range_arg a = { .lo = lo, .hi = hi };
 
-	if (for_each_task(range_one, &a) < 0)
+	if (for_each_task(range_one, NULL, &a) < 0)
 		return -1;
 	return a.found;
 }
@@ -460,6 +490,6 @@ int npg_proc_kill_uid_range(uint32_t lo, uint32_t hi)
 {
 	struct range_arg a = { .lo = lo, .hi = hi, .kill = true };
 
-	for_each_task(range_one, &a);
+	for_each_task(range_one, NULL, &a);
 	return a.killed;
 }

@@ -57,6 +57,16 @@ int npg_proc_count_by_ruid(const uint32_t *uids, int n, long *counts);
 int npg_proc_for_each_ruid(bool with_ns,
 			   int (*fn)(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino, void *arg),
 			   void *arg);
+/*
+ * The same, but a process @known says (a single-threaded child of the
+ * caller's that cannot change its credentials: it gives @ruid and @ns_ino)
+ * is passed on as @known says, its status not read.
+ */
+int npg_proc_for_each_ruid_known(bool with_ns,
+				 bool (*known)(pid_t pid, uint32_t *ruid, uint64_t *ns_ino, void *arg),
+				 int (*fn)(pid_t pid, pid_t tid, uint32_t ruid, uint64_t ns_ino,
+					   void *arg),
+				 void *arg);
 
 /* The inode number of a task's user namespace (/proc/PID/task/TID/ns/user, 3.8+). 0 or -1. */
 int npg_proc_task_userns(pid_t pid, pid_t tid, uint64_t *ino);

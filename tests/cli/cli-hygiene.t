@@ -162,9 +162,10 @@ test_expect "audit --timeout refuses nan, inf, blanks and more than a week" '
 	done &&
 	refused 2 "nprocguard audit: bad --policy .never.: unknown policy (always, once, linux-2.6 or ow-2006)" audit -p never -- /bin/true
 '
-test_expect "compare --jobs takes 1 or 2 only (it took \" 1\" and \"+2\")" '
-	for v in "" " 1" +2 3 0; do
-		refused 2 "nprocguard compare: bad --jobs .$v.: --jobs is 1 or 2 (kernels run at once)" compare -j "$v" host host "$A/01-cgiwrap.npg" || exit 1
+test_expect "compare and conform --jobs take a count from 1 to 64 only (it took \" 1\" and \"+2\")" '
+	for v in "" " 1" +2 0 65; do
+		refused 2 "nprocguard compare: bad --jobs .$v.: .* (a count from 1 to 64)" compare -j "$v" host host "$A/01-cgiwrap.npg" &&
+		refused 2 "nprocguard conform: bad --jobs .$v.: .* (a count from 1 to 64)" conform --jobs "$v" --kernel /nonexistent "$A/01-cgiwrap.npg" || exit 1
 	done
 '
 test_expect "exec names the option, the value and the range (exit 100)" '
