@@ -94,25 +94,13 @@ static void *shard_thread(void *arg)
 	return NULL;
 }
 
-static void put(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;	/* stdout's error is told at exit (closeout) */
-		p += n, len -= (size_t)n;
-	}
-}
-
 /* @out bytes to stdout, @err to stderr, in that order */
 static void print_bytes(const char *p, size_t out, size_t err)
 {
+	/* stdout's error is told at exit (closeout) */
 	fwrite(p, 1, out, stdout);
 	fflush(stdout);
-	put(2, p + out, err);
+	fwrite(p + out, 1, err, stderr);
 }
 
 /* The scenarios whose turn it is */
