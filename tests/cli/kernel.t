@@ -91,9 +91,9 @@ test_expect "a 64-bit image is taken by the header: xloadflags (2.12+) or its gz
 	done
 '
 
-test_expect "--accel takes tcg or kvm only" '
+test_expect "--accel takes auto, tcg or kvm only" '
 	expect_exit 2 "$NPG" conform --kernel "$IMG" --accel xen "$SCEN" &&
-	grep -q "tcg or kvm" "$TMP/stderr"
+	grep -q "^nprocguard conform: --accel is auto, tcg or kvm, not .xen.$" "$TMP/stderr"
 '
 
 test_expect "--guest-timeout must be a positive number of seconds" '
