@@ -87,6 +87,14 @@ for img in $IMAGES; do
 	short=$(echo "$name" | cut -c1-28)
 	line "$short" "one guest (TCG)" one "$one" -
 	line "$short" "--jobs $JOBS (TCG)" many "$one" "$same"
+	for r in one many; do
+		[ "$(cat "$TMP/$r.rc")" = 0 ] || { echo "    $r: exit $(cat "$TMP/$r.rc"):"; tail -n 3 "$TMP/$r.err"; }
+	done
+	# a statement's cost inside the guest: one guest's own time for its loop
+	stmts=$(sed -nE 's/^conform: [0-9]+ scenarios, ([0-9]+) statements.*/\1/p' "$TMP/one.out")
+	loop=$(sed -nE 's/^random: [0-9]+ scenarios \(seed [0-9]+\) in ([0-9.]+) s$/\1/p' "$TMP/one.raw")
+	[ -n "$stmts" ] && [ -n "$loop" ] &&
+		echo "$loop $stmts" | awk '{ printf "    in the guest: %.1f ms a statement (its loop: %s s, %d statements)\n", 1000 * $1 / $2, $1, $2 }'
 	tail -n 1 "$TMP/one.out" | sed 's/^/    one guest: /'
 	tail -n 1 "$TMP/many.out" | sed "s/^/    --jobs $JOBS:   /"
 	if [ -z "$kvm_why" ]; then
@@ -97,4 +105,12 @@ for img in $IMAGES; do
 	fi
 done
 [ -z "$kvm_why" ] || echo "TCG against KVM: not measured ($kvm_why)"
+# the peer of a statement's cost: the same command on this machine's kernel, no guest
+if [ "$(id -u)" = 0 ]; then
+	"$NPG" conform --random "$RANDOM_N" --seed "$SEED" -q -o "$TMP/o.host" >"$TMP/host.raw" 2>&1 || true
+	stmts=$(sed -nE 's/^conform: [0-9]+ scenarios, ([0-9]+) statements.*/\1/p' "$TMP/host.raw")
+	loop=$(sed -nE 's/^random: [0-9]+ scenarios \(seed [0-9]+\) in ([0-9.]+) s$/\1/p' "$TMP/host.raw")
+	[ -n "$stmts" ] && [ -n "$loop" ] &&
+		echo "$loop $stmts" | awk '{ printf "this machine'"'"'s kernel, no guest: %.1f ms a statement (%s s, %d statements)\n", 1000 * $1 / $2, $1, $2 }'
+fi
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg), $(getconf _NPROCESSORS_ONLN) CPUs"
