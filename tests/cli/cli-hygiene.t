@@ -302,9 +302,7 @@ else
 fi
 
 # --- a FIFO where a guest or a child must read the file again ---
-FAKE="$TOP/tests/cli/fixtures/fake-qemu"
-IMG="$TMP/fake.bzImage"	# a setup header and no kernel, for the stand-in
-"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
+stand_in_qemu
 test_expect "conform --kernel, compare and guest --file refuse a FIFO instead of hanging on it" '
 	mkfifo "$TMP/fifo.npg" &&
 	refused 2 "nprocguard conform: $TMP/fifo.npg: a FIFO or a pipe, not a regular file: the run in a guest or a child process reads regular files only (give it as -, standard input)" \

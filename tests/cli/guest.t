@@ -6,10 +6,8 @@
 # program built here.
 . "$(dirname "$0")/lib.sh"
 
-FAKE="$TOP/tests/cli/fixtures/fake-qemu"
+stand_in_qemu
 export NPROCGUARD_CACHE="$TMP/cache"
-IMG="$TMP/fake.bzImage"	# a setup header and no kernel, for the stand-in
-"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
 
 test_expect "no --kernel or no program is a usage error, status 125" '
 	expect_exit 125 "$NPG" guest -- /bin/true &&

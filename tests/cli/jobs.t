@@ -6,11 +6,9 @@
 # the last tests boot a real image (few boots: each takes seconds).
 . "$(dirname "$0")/lib.sh"
 
-FAKE="$TOP/tests/cli/fixtures/fake-qemu"
+stand_in_qemu
 SCEN="$TOP/scenarios/article/03-unchecked-drop.npg"
 export NPROCGUARD_CACHE="$TMP/cache"
-IMG="$TMP/fake.bzImage"
-"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
 # the stand-in's KVM device: one that opens (the trial boot is the stand-in's to fail)
 KVM_OPENS=/dev/null
 

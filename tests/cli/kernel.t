@@ -5,12 +5,9 @@
 # QEMU (fixtures/fake-qemu); the last ones boot a real kernel image.
 . "$(dirname "$0")/lib.sh"
 
-FAKE="$TOP/tests/cli/fixtures/fake-qemu"
+stand_in_qemu
 SCEN="$TOP/scenarios/article/03-unchecked-drop.npg"
 export NPROCGUARD_CACHE="$TMP/cache"
-# what the image check reads of a bzImage, and no kernel: for the stand-in
-IMG="$TMP/fake.bzImage"
-"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
 
 # fake_conform MODE ARGS...: conform --kernel against the stand-in
 fake_conform() {

@@ -119,6 +119,15 @@ smallest_image() {
 	fi
 }
 
+# stand_in_qemu: $FAKE, the stand-in for QEMU (fixtures/fake-qemu, run
+# through NPROCGUARD_QEMU), and $IMG, a bzImage with a setup header and no
+# kernel, which the image check passes and only the stand-in "boots"
+stand_in_qemu() {
+	FAKE="$TOP/tests/cli/fixtures/fake-qemu"
+	IMG="$TMP/fake.bzImage"
+	"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
+}
+
 # The real backend's tests: tasks left in the uid window [$BASE, $BASE + 4096)
 # (a task in a user namespace shows its kernel ids in /proc too)
 in_window() {

@@ -72,9 +72,7 @@ test_expect "status --format prometheus to a pipe with no reader exits 2" '
 # The guest's output is copied to our stdout as it comes, past stdio: a
 # write that fails there is as much an error (the stand-in QEMU first,
 # then a real kernel image)
-FAKE="$TOP/tests/cli/fixtures/fake-qemu"
-IMG="$TMP/fake.bzImage"	# a setup header and no kernel, for the stand-in
-"$TOP/tests/cli/fixtures/fake-bzimage" "$IMG"
+stand_in_qemu
 export NPROCGUARD_CACHE="$TMP/cache"
 test_expect "guest >/dev/full (stand-in QEMU): write error, exit 2, not the program's status" '
 	FAKE_QEMU=report NPROCGUARD_QEMU="$FAKE" full "$NPG" guest --kernel "$IMG" /bin/true &&
